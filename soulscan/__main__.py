@@ -1,0 +1,3 @@
+from soulscan.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""Frozen value types shared by the engine, the scanner and the reporters."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.IntEnum):
+    INFO = 0
+    LOW = 1
+    MEDIUM = 2
+    HIGH = 3
+    CRITICAL = 4
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        return cls[text.strip().upper()]
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class Confidence(enum.IntEnum):
+    LOW = 0
+    MEDIUM = 1
+    HIGH = 2
+
+    @classmethod
+    def parse(cls, text: str) -> Confidence:
+        return cls[text.strip().upper()]
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+# What the runtime does because of a finding.
+EFFECT_BLOCKS_FILE = "blocks-file"
+EFFECT_BLOCKS_ENTRY = "blocks-entry"
+EFFECT_NONE = "none"
+
+# Where a finding came from.
+ORIGIN_RUNTIME = "runtime"
+ORIGIN_HARDENED = "hardened"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open range of code-point offsets into the original decoded text."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Location:
+    """1-based line and column, in code points, of a span in the original file."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule_id: str
+    severity: Severity
+    confidence: Confidence
+    scope: str
+    message: str
+    path: str
+    span: Span
+    location: Location
+    snippet: str  # the matched text, already escaped and redacted
+    origin: str = ORIGIN_RUNTIME
+    runtime_visible: bool = True
+    runtime_effect: str = EFFECT_NONE
+    decoded: str | None = None  # a smuggled/encoded payload, decoded and escaped
+    extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
