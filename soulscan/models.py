@@ -78,3 +78,34 @@ class Finding:
     runtime_effect: str = EFFECT_NONE
     decoded: str | None = None  # a smuggled/encoded payload, decoded and escaped
     extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class RuntimeSummary:
+    """What Hermes 0.19.0 does with one file: load, block, truncate or skip."""
+
+    action: str  # "load" | "block" | "truncate" | "skip"
+    ids: tuple[str, ...] = ()
+    chars_total: int = 0
+    chars_loaded: int = 0
+    detail: str | None = None  # why a skip; what truncation dropped
+
+
+@dataclass(frozen=True)
+class FileResult:
+    path: str
+    kind: str
+    runtime: RuntimeSummary
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScanError:
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    files: tuple[FileResult, ...]
+    errors: tuple[ScanError, ...] = ()

@@ -1,0 +1,84 @@
+"""Command-line entry point: a lazy click group over ``soulscan.commands``.
+
+Exit codes: 0 clean, 1 findings at or above the fail-on threshold (or a refused
+write), 2 usage/config/input errors, 3 internal error (a bug).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+import click
+
+from soulscan import __version__
+from soulscan.errors import SoulscanError
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+EXIT_CRASH = 3
+
+
+def _command_modules() -> dict[str, str]:
+    import soulscan.commands as package
+
+    return {
+        info.name.replace("_", "-"): f"soulscan.commands.{info.name}"
+        for info in pkgutil.iter_modules(package.__path__)
+        if not info.name.startswith("_")
+    }
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_command_modules())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module_name = _command_modules().get(cmd_name)
+        if module_name is None:
+            return None
+        command = importlib.import_module(module_name).command
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="soulscan")
+def cli() -> None:
+    """Security linter for the files that shape an AI agent's system prompt."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("soulscan: aborted", err=True)
+        return EXIT_ERROR
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return EXIT_ERROR
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except SoulscanError as exc:
+        click.echo(f"soulscan: error: {exc}", err=True)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("soulscan: interrupted", err=True)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        click.echo(
+            f"soulscan: internal error: {type(exc).__name__}: {exc} "
+            "(this is a bug; please report it with the command you ran)",
+            err=True,
+        )
+        return EXIT_CRASH
+    return int(result) if isinstance(result, int) else EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    sys.exit(main())
