@@ -1,0 +1,264 @@
+"""Translate a Python ``re`` pattern into a ``regex`` pattern that matches identically.
+
+The runtime pack reproduces Hermes' own regexes, which Python's ``re`` module runs
+with Unicode semantics. The ``regex`` module (which we need for per-search time
+limits) differs in small ways that matter for byte-for-byte parity:
+
+* case-insensitive matching: ``re`` treats ``ı`` as a case of ``i`` (its
+  ``_EXTRA_CASES`` table) and compares ``str.lower``-style simple lowercase
+  mappings; ``regex`` uses case folding, so ``ı`` does not match ``i``;
+* ``\\s`` is ``str.isspace`` in ``re`` (it includes U+001C-U+001F), the
+  White_Space property in ``regex``;
+* ``\\w`` is ``str.isalnum() or "_"`` in ``re``; ``regex`` adds marks and join
+  controls, and follows a newer Unicode version than this Python's ``unicodedata``.
+
+So we parse the pattern with ``re``'s own parser and re-emit every atom as an
+explicit character set computed from this interpreter's Unicode tables. The
+structure (groups, alternation, repeats, assertions) is emitted unchanged.
+``tests/test_pyre.py`` checks every atom of every python-re pack exhaustively
+against ``re`` over all code points.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from collections.abc import Iterable
+from re import _casefix  # type: ignore[attr-defined]
+from re import _constants as C  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
+from typing import Any
+
+from soulscan.errors import RulePackError
+
+_MAXCODE = sys.maxunicode
+_MAXREPEAT = C.MAXREPEAT
+
+
+@functools.cache
+def _lowercase_inverse() -> dict[int, tuple[int, ...]]:
+    """Map each simple-lowercase target to the code points that lowercase to it."""
+    import _sre
+
+    inverse: dict[int, list[int]] = {}
+    for cp in range(_MAXCODE + 1):
+        lower = _sre.unicode_tolower(cp)
+        if lower != cp:
+            inverse.setdefault(lower, []).append(cp)
+    return {k: tuple(v) for k, v in inverse.items()}
+
+
+@functools.cache
+def _category_members(category: str) -> tuple[tuple[int, int], ...]:
+    """Code-point ranges of ``re``'s Unicode ``\\s``, ``\\w`` or ``\\d``."""
+    test = {
+        "space": str.isspace,
+        "word": lambda ch: ch.isalnum() or ch == "_",
+        "digit": str.isdecimal,
+    }[category]
+    return tuple(_ranges(cp for cp in range(_MAXCODE + 1) if test(chr(cp))))
+
+
+def _ranges(codepoints: Iterable[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for cp in sorted(set(codepoints)):
+        if out and cp == out[-1][1] + 1:
+            out[-1] = (out[-1][0], cp)
+        else:
+            out.append((cp, cp))
+    return out
+
+
+def _union(*range_lists: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(r for ranges in range_lists for r in ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _complement(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    nxt = 0
+    for lo, hi in _union(ranges):
+        if lo > nxt:
+            out.append((nxt, lo - 1))
+        nxt = hi + 1
+    if nxt <= _MAXCODE:
+        out.append((nxt, _MAXCODE))
+    return out
+
+
+def _escape_cp(cp: int) -> str:
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    return f"\\U{cp:08x}"
+
+
+def _set_body(ranges: Iterable[tuple[int, int]]) -> str:
+    parts = []
+    for lo, hi in ranges:
+        parts.append(_escape_cp(lo) if lo == hi else f"{_escape_cp(lo)}-{_escape_cp(hi)}")
+    return "".join(parts)
+
+
+_CATEGORY_NAMES = {
+    C.CATEGORY_SPACE: ("space", False),
+    C.CATEGORY_NOT_SPACE: ("space", True),
+    C.CATEGORY_WORD: ("word", False),
+    C.CATEGORY_NOT_WORD: ("word", True),
+    C.CATEGORY_DIGIT: ("digit", False),
+    C.CATEGORY_NOT_DIGIT: ("digit", True),
+}
+
+
+class _Translator:
+    def __init__(self, pattern: str, flags: int) -> None:
+        self.pattern = pattern
+        self.ignorecase = bool(flags & re.IGNORECASE)
+        self.flags = flags
+
+    # -- character sets -------------------------------------------------
+    def _case_closure(self, codepoints: Iterable[int]) -> set[int]:
+        """Everything ``re`` matches case-insensitively for these members.
+
+        ``re`` lowercases the subject character and looks it up in the set of
+        lowercased members plus their extra cases (``ı`` for ``i``, ``ſ`` for ``s``...).
+        """
+        import _sre
+
+        lowered: set[int] = set()
+        for cp in codepoints:
+            lo = _sre.unicode_tolower(cp)
+            lowered.add(lo)
+            lowered.update(_casefix._EXTRA_CASES.get(lo, ()))
+        inverse = _lowercase_inverse()
+        matched = set(lowered)
+        for lo in lowered:
+            matched.update(inverse.get(lo, ()))
+        # A member whose own lowercase differs (e.g. "A") only matches via its
+        # lowercase; characters that lowercase to a member are in ``inverse``.
+        return {cp for cp in matched if _sre.unicode_tolower(cp) in lowered}
+
+    def _class(self, items: list[tuple[Any, Any]]) -> str:
+        negate = False
+        members: set[int] = set()
+        category_ranges: list[tuple[int, int]] = []
+        for op, av in items:
+            if op is C.NEGATE:
+                negate = True
+            elif op is C.LITERAL:
+                members.add(av)
+            elif op is C.RANGE:
+                lo, hi = av
+                if self.ignorecase and hi - lo > 0x3000:
+                    raise self._unsupported("a very large case-insensitive range")
+                members.update(range(lo, hi + 1))
+            elif op is C.CATEGORY:
+                name, inverted = _CATEGORY_NAMES[av]
+                ranges = list(_category_members(name))
+                category_ranges.extend(_complement(ranges) if inverted else ranges)
+            else:
+                raise self._unsupported(f"character-class item {op}")
+        if self.ignorecase:
+            members = self._case_closure(members)
+        # regex V0 has no nested sets, so every member is flattened into ranges.
+        ranges = _union(_ranges(members), category_ranges)
+        if not ranges:
+            return "[\\u0000-\\U0010ffff]" if negate else "[^\\u0000-\\U0010ffff]"
+        return f"[{'^' if negate else ''}{_set_body(ranges)}]"
+
+    def _literal(self, cp: int, negated: bool = False) -> str:
+        members = self._case_closure([cp]) if self.ignorecase else {cp}
+        return f"[{'^' if negated else ''}{_set_body(_ranges(members))}]"
+
+    def _category(self, code: Any) -> str:
+        name, inverted = _CATEGORY_NAMES[code]
+        return f"[{'^' if inverted else ''}{_set_body(_category_members(name))}]"
+
+    def _unsupported(self, what: str) -> RulePackError:
+        return RulePackError(f"pattern {self.pattern!r}: unsupported python-re construct: {what}")
+
+    # -- structure -------------------------------------------------------
+    def emit(self, nodes: Any) -> str:
+        return "".join(self._node(op, av) for op, av in nodes)
+
+    def _word(self) -> str:
+        return self._category(C.CATEGORY_WORD)
+
+    def _node(self, op: Any, av: Any) -> str:
+        if op is C.LITERAL:
+            return self._literal(av)
+        if op is C.NOT_LITERAL:
+            return self._literal(av, negated=True)
+        if op is C.IN:
+            return self._class(av)
+        if op is C.ANY:
+            return "(?s:.)" if self.flags & re.DOTALL else "[^\\n]"
+        if op is C.CATEGORY:
+            return self._category(av)
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            lo, hi, sub = av
+            hi_text = "" if hi is _MAXREPEAT or hi == _MAXREPEAT else str(hi)
+            quant = f"{{{lo},{hi_text}}}"
+            if op is C.MIN_REPEAT:
+                quant += "?"
+            elif op is C.POSSESSIVE_REPEAT:
+                quant += "+"
+            return f"(?:{self.emit(sub)}){quant}"
+        if op is C.SUBPATTERN:
+            group, add_flags, del_flags, sub = av
+            if add_flags or del_flags:
+                raise self._unsupported("inline flags inside a group")
+            inner = self.emit(sub)
+            return f"({inner})" if group is not None else f"(?:{inner})"
+        if op is C.ATOMIC_GROUP:
+            return f"(?>{self.emit(av)})"
+        if op is C.BRANCH:
+            _, branches = av
+            return "(?:" + "|".join(self.emit(b) for b in branches) + ")"
+        if op is C.AT:
+            return self._at(av)
+        if op in (C.ASSERT, C.ASSERT_NOT):
+            direction, sub = av
+            kind = ("=" if op is C.ASSERT else "!")
+            prefix = "(?<" if direction < 0 else "(?"
+            return f"{prefix}{kind}{self.emit(sub)})"
+        if op is C.GROUPREF:
+            return f"(?:\\{av})"
+        raise self._unsupported(str(op))
+
+    def _at(self, code: Any) -> str:
+        word = self._word()
+        multiline = bool(self.flags & re.MULTILINE)
+        table = {
+            C.AT_BEGINNING: "(?m:^)" if multiline else "(?-m:^)",
+            C.AT_BEGINNING_STRING: "\\A",
+            C.AT_END: "(?m:$)" if multiline else "(?-m:$)",
+            C.AT_END_STRING: "\\Z",
+            C.AT_BOUNDARY: f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))",
+            C.AT_NON_BOUNDARY: f"(?:(?<={word})(?={word})|(?<!{word})(?!{word}))",
+        }
+        if code not in table:
+            raise self._unsupported(f"anchor {code}")
+        return table[code]
+
+
+_SUPPORTED_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL
+
+
+def translate(pattern: str, flags: int = 0) -> str:
+    """Return a ``regex`` (V0) pattern that matches exactly what ``re`` would."""
+    if flags & ~_SUPPORTED_FLAGS & ~re.UNICODE:
+        raise RulePackError(f"pattern {pattern!r}: unsupported python-re flags {flags:#x}")
+    try:
+        parsed = _parser.parse(pattern, flags)
+    except re.error as exc:
+        raise RulePackError(f"pattern {pattern!r}: {exc}") from exc
+    effective = parsed.state.flags
+    if effective & ~(_SUPPORTED_FLAGS | re.UNICODE):
+        raise RulePackError(f"pattern {pattern!r}: unsupported inline flags")
+    return _Translator(pattern, effective).emit(parsed)

@@ -1,0 +1,312 @@
+"""Load, validate and compile YAML rule packs.
+
+A pack is one YAML file: a ``pack`` header, optional runtime facts
+(``scan_window``, ``invisible_chars``) and a list of ``rules``. Validation is
+strict — unknown keys, bad regexes, bad scopes and duplicate ids stop the load
+with a ``RulePackError`` naming the file and the rule — because a typo in a
+security rule silently disables it.
+
+Packs with ``dialect: python-re`` hold patterns written for Python's ``re``
+module (the runtime's own table); they are translated by ``soulscan.engine.pyre``
+so the ``regex`` module matches them identically. Other packs use ``regex``
+syntax directly. Every compiled pattern is searched under a time limit
+(``soulscan.engine.matcher``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import regex
+import yaml
+
+from soulscan.errors import RulePackError
+from soulscan.models import Confidence, Severity
+
+PACK_KEYS = {"pack", "scan_window", "invisible_chars", "rules"}
+HEADER_KEYS = {
+    "id", "name", "description", "dialect", "flags", "view", "runtime", "source", "scopes",
+    "origin", "version",
+}
+RULE_KEYS = {
+    "id", "name", "scope", "severity", "confidence", "message", "pattern", "flags", "view",
+    "kinds", "tags", "docs", "examples", "category",
+}
+DOC_KEYS = {"why", "fix", "runtime", "reword", "references", "example", "what"}
+EXAMPLE_KEYS = {"match", "no-match"}
+DIALECTS = {"python-re", "regex"}
+DEFAULT_SCOPES = ("all", "context", "strict")
+ORIGINS = {"runtime", "hardened"}
+FILE_KINDS = {
+    "soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user", "skill",
+    "payload", "cron", "config", "prefill",
+}
+_FLAG_BITS = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}
+_REGEX_FLAG_BITS = {
+    "ignorecase": regex.IGNORECASE, "multiline": regex.MULTILINE, "dotall": regex.DOTALL,
+    "fullcase": regex.FULLCASE, "verbose": regex.VERBOSE,
+}
+_RULE_ID = regex.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+_NAME = regex.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Examples:
+    match: tuple[str, ...] = ()
+    no_match: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    pack: str
+    scope: str
+    severity: Severity
+    confidence: Confidence
+    message: str
+    pattern: str
+    docs: Mapping[str, str]
+    examples: Examples
+    tags: tuple[str, ...]
+    view: str
+    kinds: frozenset[str]  # empty: every kind
+    origin: str  # "runtime" (the runtime's own table) or "hardened"
+    compiled: regex.Pattern[str] = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class RulePack:
+    id: str
+    name: str
+    path: Path
+    dialect: str
+    runtime: str | None
+    origin: str
+    scopes: tuple[str, ...]
+    rules: tuple[Rule, ...]
+    scan_window: int | None = None
+    invisible_chars: frozenset[str] = frozenset()
+    description: str = ""
+    source: str = ""
+
+    def rule(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(rule_id)
+
+
+def rules_dir() -> Path:
+    """The built-in packs: shipped inside the wheel, or ``rules/`` of a checkout."""
+    packaged = Path(__file__).resolve().parent.parent / "_rules"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "rules"
+
+
+class _PackReader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, what: str, rule_id: str | None = None) -> RulePackError:
+        where = f"{self.path}" + (f": rule {rule_id!r}" if rule_id else "")
+        return RulePackError(f"{where}: {what}")
+
+    def read(self) -> dict[str, Any]:
+        try:
+            raw = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise self.fail(f"cannot read rule pack: {exc}") from exc
+        try:
+            data = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            first_line = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+            raise self.fail(f"invalid YAML: {first_line}") from exc
+        if not isinstance(data, dict):
+            raise self.fail("a rule pack must be a mapping with 'pack' and 'rules'")
+        self.check_keys(data, PACK_KEYS, "top level")
+        return data
+
+    def check_keys(self, data: Mapping[str, Any], allowed: set[str], where: str,
+                   rule_id: str | None = None) -> None:
+        unknown = sorted(str(k) for k in data if k not in allowed)
+        if unknown:
+            raise self.fail(f"unknown key {unknown[0]!r} in {where}", rule_id)
+
+    def text(self, data: Mapping[str, Any], key: str, rule_id: str | None = None,
+             required: bool = True, default: str = "") -> str:
+        value = data.get(key, None)
+        if value is None:
+            if required:
+                raise self.fail(f"missing {key!r}", rule_id)
+            return default
+        if not isinstance(value, str):
+            raise self.fail(f"{key!r} must be a string", rule_id)
+        return value
+
+    def strings(self, value: Any, what: str, rule_id: str | None = None) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(f"{what!r} must be a list of strings", rule_id)
+        return tuple(value)
+
+
+def _flags(reader: _PackReader, names: tuple[str, ...], table: Mapping[str, int],
+           rule_id: str | None) -> int:
+    bits = 0
+    for name in names:
+        if name not in table:
+            raise reader.fail(f"unknown flag {name!r} (known: {', '.join(sorted(table))})", rule_id)
+        bits |= table[name]
+    return bits
+
+
+def _compile(reader: _PackReader, dialect: str, pattern: str, flag_names: tuple[str, ...],
+             rule_id: str) -> regex.Pattern[str]:
+    from soulscan.engine import pyre
+
+    try:
+        if dialect == "python-re":
+            translated = pyre.translate(pattern, _flags(reader, flag_names, _FLAG_BITS, rule_id))
+            return regex.compile(translated, regex.V0)
+        bits = _flags(reader, flag_names, _REGEX_FLAG_BITS, rule_id)
+        return regex.compile(pattern, bits | regex.V0)
+    except RulePackError as exc:
+        raise reader.fail(f"bad pattern: {exc}", rule_id) from exc
+    except (regex.error, re.error, OverflowError, ValueError) as exc:
+        raise reader.fail(f"bad pattern {pattern!r}: {exc}", rule_id) from exc
+
+
+def _header(reader: _PackReader, data: dict[str, Any]) -> dict[str, Any]:
+    header = data.get("pack")
+    if not isinstance(header, dict):
+        raise reader.fail("missing 'pack' header mapping")
+    reader.check_keys(header, HEADER_KEYS, "pack header")
+    return header
+
+
+def load_pack(path: str | os.PathLike[str]) -> RulePack:
+    """Read, validate and compile one pack; raise ``RulePackError`` on any problem."""
+    reader = _PackReader(Path(path))
+    data = reader.read()
+    header = _header(reader, data)
+    pack_id = reader.text(header, "id")
+    dialect = reader.text(header, "dialect", required=False, default="regex")
+    if dialect not in DIALECTS:
+        raise reader.fail(f"unknown dialect {dialect!r} (known: {', '.join(sorted(DIALECTS))})")
+    origin = reader.text(header, "origin", required=False,
+                         default="runtime" if dialect == "python-re" else "hardened")
+    if origin not in ORIGINS:
+        raise reader.fail(f"unknown origin {origin!r}")
+    scopes = reader.strings(header.get("scopes"), "scopes") or DEFAULT_SCOPES
+    pack_flags = reader.strings(header.get("flags"), "flags")
+    pack_view = reader.text(header, "view", required=False, default="raw")
+    raw_rules = data.get("rules")
+    if not isinstance(raw_rules, list) or not raw_rules:
+        raise reader.fail("'rules' must be a non-empty list")
+    rules: list[Rule] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(raw_rules):
+        rules.append(_rule(reader, raw, index, pack_id, dialect, origin, scopes, pack_flags,
+                           pack_view, seen))
+    invisible = frozenset(_codepoint(reader, v) for v in reader.strings(
+        data.get("invisible_chars"), "invisible_chars"))
+    window = data.get("scan_window")
+    if window is not None and (not isinstance(window, int) or isinstance(window, bool)
+                               or window <= 0):
+        raise reader.fail("'scan_window' must be a positive integer")
+    return RulePack(
+        id=pack_id, name=reader.text(header, "name"), path=reader.path, dialect=dialect,
+        runtime=header.get("runtime"), origin=origin, scopes=scopes, rules=tuple(rules),
+        scan_window=window, invisible_chars=invisible,
+        description=reader.text(header, "description", required=False),
+        source=reader.text(header, "source", required=False),
+    )
+
+
+def _codepoint(reader: _PackReader, text: str) -> str:
+    match = regex.fullmatch(r"U\+([0-9A-Fa-f]{4,6})", text)
+    if not match or int(match.group(1), 16) > 0x10FFFF:
+        raise reader.fail(f"invisible_chars entry {text!r} is not of the form U+XXXX")
+    return chr(int(match.group(1), 16))
+
+
+def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str, origin: str,
+          scopes: tuple[str, ...], pack_flags: tuple[str, ...], pack_view: str,
+          seen: set[str]) -> Rule:
+    if not isinstance(raw, dict):
+        raise reader.fail(f"rule #{index + 1} must be a mapping")
+    rule_id = raw.get("id")
+    if not isinstance(rule_id, str) or not _RULE_ID.match(rule_id):
+        raise reader.fail(f"rule #{index + 1}: 'id' must match {_RULE_ID.pattern}")
+    reader.check_keys(raw, RULE_KEYS, "rule", rule_id)
+    if rule_id in seen:
+        raise reader.fail("duplicate rule id", rule_id)
+    seen.add(rule_id)
+    name = reader.text(raw, "name", rule_id)
+    if not _NAME.match(name):
+        raise reader.fail(f"'name' must be kebab-case ({_NAME.pattern})", rule_id)
+    scope = reader.text(raw, "scope", rule_id)
+    if scope not in scopes:
+        raise reader.fail(f"unknown scope {scope!r} (known: {', '.join(scopes)})", rule_id)
+    try:
+        severity = Severity.parse(reader.text(raw, "severity", rule_id))
+        confidence = Confidence.parse(reader.text(raw, "confidence", rule_id))
+    except KeyError as exc:
+        raise reader.fail(f"unknown severity or confidence {exc}", rule_id) from exc
+    docs = raw.get("docs") or {}
+    if not isinstance(docs, dict):
+        raise reader.fail("'docs' must be a mapping", rule_id)
+    reader.check_keys(docs, DOC_KEYS, "docs", rule_id)
+    if not all(isinstance(v, str) for v in docs.values()):
+        raise reader.fail("every 'docs' entry must be a string", rule_id)
+    examples = raw.get("examples") or {}
+    if not isinstance(examples, dict):
+        raise reader.fail("'examples' must be a mapping", rule_id)
+    reader.check_keys(examples, EXAMPLE_KEYS, "examples", rule_id)
+    kinds = frozenset(reader.strings(raw.get("kinds"), "kinds", rule_id))
+    unknown_kinds = sorted(kinds - FILE_KINDS)
+    if unknown_kinds:
+        raise reader.fail(f"unknown kind {unknown_kinds[0]!r}", rule_id)
+    pattern = reader.text(raw, "pattern", rule_id)
+    flags = reader.strings(raw.get("flags"), "flags", rule_id) or pack_flags
+    category = raw.get("category")
+    tags = reader.strings(raw.get("tags"), "tags", rule_id)
+    if isinstance(category, str):
+        tags = (*tags, category)
+    return Rule(
+        id=rule_id, name=name, pack=pack_id, scope=scope, severity=severity,
+        confidence=confidence, message=reader.text(raw, "message", rule_id), pattern=pattern,
+        docs=dict(docs),
+        examples=Examples(reader.strings(examples.get("match"), "match", rule_id),
+                          reader.strings(examples.get("no-match"), "no-match", rule_id)),
+        tags=tags, view=reader.text(raw, "view", rule_id, required=False, default=pack_view),
+        kinds=kinds, origin=origin,
+        compiled=_compile(reader, dialect, pattern, flags, rule_id),
+    )
+
+
+def builtin_pack_paths() -> list[Path]:
+    return sorted(rules_dir().rglob("*.yaml"))
+
+
+@functools.cache
+def builtin_packs() -> tuple[RulePack, ...]:
+    return tuple(load_pack(path) for path in builtin_pack_paths())
+
+
+RUNTIME_PACK_FILE = "hermes-0.19.yaml"
+
+
+@functools.cache
+def runtime_pack() -> RulePack:
+    """The Hermes 0.19.0 context/memory scanner table."""
+    return load_pack(rules_dir() / RUNTIME_PACK_FILE)

@@ -1,0 +1,125 @@
+"""The Hermes 0.19.0 threat scanner, run as the runtime pack through the rule engine.
+
+Semantics reproduced from ``tools/threat_patterns.py`` of hermes-agent 0.19.0:
+empty text → no findings (before the scope is checked); only the first
+``MAX_SCAN_CHARS`` code points are scanned; each distinct invisible character of
+that window yields ``invisible_unicode_U+XXXX``; the patterns of the scope run in
+table order over the NFKC form of the window, case-insensitively, each reported
+once. The runtime orders several invisible findings by Python set iteration
+(hash-seed dependent); we sort them by code point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from soulscan.engine.matcher import rule_finditer, rule_search
+from soulscan.engine.rulepack import Rule, runtime_pack
+from soulscan.hermes.nfkc import nfkc_mapped
+
+MAX_SCAN_CHARS = 65_536
+SCOPES = ("all", "context", "strict")
+_SCOPE_MEMBERS = {
+    "all": frozenset({"all"}),
+    "context": frozenset({"all", "context"}),
+    "strict": frozenset({"all", "context", "strict"}),
+}
+
+
+def _pack_invisible() -> frozenset[str]:
+    return runtime_pack().invisible_chars
+
+
+INVISIBLE_CHARS: frozenset[str] = frozenset(
+    "\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff"
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def invisible_id(ch: str) -> str:
+    return f"invisible_unicode_U+{ord(ch):04X}"
+
+
+def rules_for_scope(scope: str) -> tuple[Rule, ...]:
+    members = _SCOPE_MEMBERS.get(scope)
+    if members is None:
+        raise ValueError(f"scan_for_threats: unknown scope {scope!r}")
+    return tuple(rule for rule in runtime_pack().rules if rule.scope in members)
+
+
+def scan_for_threats(text: str, scope: str = "context") -> list[str]:
+    """The runtime's finding ids for ``text`` at ``scope``, in the runtime's order."""
+    if not text:
+        return []
+    window = text[:MAX_SCAN_CHARS]
+    findings = [invisible_id(ch) for ch in sorted(set(window) & _pack_invisible())]
+    import unicodedata
+
+    normalised = unicodedata.normalize("NFKC", window)
+    for rule in rules_for_scope(scope):
+        if rule_search(rule, normalised):
+            findings.append(rule.id)
+    return findings
+
+
+def threat_message(finding: str) -> str:
+    if finding.startswith("invisible_unicode_"):
+        codepoint = finding.removeprefix("invisible_unicode_")
+        return f"Blocked: content contains invisible unicode character {codepoint} (possible injection)."
+    return (
+        f"Blocked: content matches threat pattern '{finding}'. Content is injected into the "
+        "system prompt and must not contain injection or exfiltration payloads."
+    )
+
+
+def first_threat_message(text: str, scope: str = "strict") -> str | None:
+    findings = scan_for_threats(text, scope)
+    return threat_message(findings[0]) if findings else None
+
+
+def blocked_placeholder(filename: str, findings: list[str]) -> str:
+    return (
+        f"[BLOCKED: {filename} contained potential prompt injection "
+        f"({', '.join(findings)}). Content not loaded.]"
+    )
+
+
+def scan_context_content(text: str, filename: str) -> str:
+    """What the runtime loads for a context file: the text, or a BLOCKED placeholder.
+
+    One leading U+FEFF is tolerated (removed, then the rest is scanned); any other
+    BOM is an invisible character like the rest.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    findings = scan_for_threats(text, "context")
+    return blocked_placeholder(filename, findings) if findings else text
+
+
+@dataclass(frozen=True)
+class RuntimeMatch:
+    """One occurrence of a runtime finding, with its span in the scanned text."""
+
+    rule_id: str
+    rule: Rule | None  # None for invisible-character findings
+    start: int
+    end: int
+
+
+def runtime_matches(text: str, scope: str) -> list[RuntimeMatch]:
+    """Every occurrence of every runtime finding in ``text`` (the whole text, not
+    just the scan window: callers compare spans with ``MAX_SCAN_CHARS`` to tell
+    whether the runtime would have seen them)."""
+    rules = rules_for_scope(scope)
+    invisible = _pack_invisible()
+    matches = [
+        RuntimeMatch(invisible_id(ch), None, i, i + 1)
+        for i, ch in enumerate(text) if ch in invisible
+    ]
+    mapped = nfkc_mapped(text)
+    for rule in rules:
+        for start, end in rule_finditer(rule, mapped.text):
+            src_start, src_end = mapped.source_span(start, end)
+            matches.append(RuntimeMatch(rule.id, rule, src_start, src_end))
+    matches.sort(key=lambda m: (m.start, m.end, m.rule_id))
+    return matches
