@@ -1,0 +1,242 @@
+"""JSON-lines RPC server in front of the real Hermes Agent 0.19.0 runtime.
+
+Run ONLY by the oracle venv's interpreter, isolated (``.oracle/bin/python -I
+oracle_server.py``), so it imports the runtime's top-level ``tools`` / ``agent`` packages
+and never soulscan or the dev venv. The test process (:mod:`tests.support.oracle`) writes
+one JSON request per line to stdin and reads one JSON response per line from stdout:
+
+    request   {"op": "<name>", ...arguments}     or  {"batch": [request, ...]}
+    response  {"ok": true, "value": ...}          or  {"ok": false, "error": {"type", "message"}}
+              (a batch answers {"batch": [response, ...]})
+
+Every request that touches the runtime's home carries ``hermes_home`` (and ``home``, the
+user home used for ``~``): the runtime reads ``HERMES_HOME`` from ``os.environ`` on every
+call (``hermes_constants.get_hermes_home``), so it is set per request, and the config
+caches keyed on the config path (``hermes_cli.config``) plus the memo of homes already
+seeded are cleared, so each request behaves like a fresh process. Truncation warnings live
+in a ContextVar, so every request runs in a fresh ``contextvars`` context and drains them.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+# The runtime logs warnings and may print; the protocol owns the real stdout.
+_PROTOCOL_OUT = sys.stdout
+sys.stdout = sys.stderr
+logging.disable(logging.CRITICAL)
+# Never pick up a machine-wide managed scope (/etc/hermes) or managed mode.
+os.environ["HERMES_MANAGED_DIR"] = str(Path(os.devnull) / "no-managed-scope")
+os.environ.pop("HERMES_MANAGED", None)
+
+from agent import file_safety  # noqa: E402
+from agent import prompt_builder as pb  # noqa: E402
+from agent.subdirectory_hints import SubdirectoryHintTracker  # noqa: E402
+from hermes_cli import config as hermes_config  # noqa: E402
+from tools import memory_tool  # noqa: E402
+from tools import threat_patterns  # noqa: E402
+
+_CACHES = ("_LOAD_CONFIG_CACHE", "_RAW_CONFIG_CACHE", "_LAST_EXPANDED_CONFIG_BY_PATH",
+           "_HERMES_HOME_ENSURED", "_CONFIG_PARSE_WARNED")  # fmt: skip
+
+
+def _enter_home(request: dict[str, Any]) -> None:
+    if request.get("hermes_home"):
+        os.environ["HERMES_HOME"] = request["hermes_home"]
+    if request.get("home"):
+        os.environ["HOME"] = request["home"]
+    for name in _CACHES:
+        cache = getattr(hermes_config, name, None)
+        if cache is not None:
+            cache.clear()
+
+
+def _warned(call: Callable[[], Any]) -> tuple[Any, list[str]]:
+    pb.drain_truncation_warnings()
+    value = call()
+    return value, list(pb.drain_truncation_warnings())
+
+
+# --------------------------------------------------------------------------- scanner
+
+
+def op_scan_for_threats(r: dict[str, Any]) -> Any:
+    return threat_patterns.scan_for_threats(r["text"], r["scope"])
+
+
+def op_scan_many(r: dict[str, Any]) -> Any:
+    """Many texts x scopes in one request: ``[[ids or {"error"}] per scope] per text``."""
+    out = []
+    for text in r["texts"]:
+        row = []
+        for scope in r["scopes"]:
+            try:
+                row.append(threat_patterns.scan_for_threats(text, scope))
+            except Exception as exc:  # noqa: BLE001 - reported as data
+                row.append({"error": type(exc).__name__, "message": str(exc)})
+        out.append(row)
+    return out
+
+
+def op_first_threat_message(r: dict[str, Any]) -> Any:
+    return threat_patterns.first_threat_message(r["text"], r.get("scope", "strict"))
+
+
+def op_scan_context_content(r: dict[str, Any]) -> Any:
+    return pb._scan_context_content(r["text"], r["filename"])
+
+
+def op_strip_yaml_frontmatter(r: dict[str, Any]) -> Any:
+    return pb._strip_yaml_frontmatter(r["text"])
+
+
+# --------------------------------------------------------------------------- loaders
+
+
+def op_max_chars(r: dict[str, Any]) -> Any:
+    return pb._get_context_file_max_chars(r.get("context_length"))
+
+
+def op_truncate_content(r: dict[str, Any]) -> Any:
+    output, warnings = _warned(
+        lambda: pb._truncate_content(
+            r["text"], r["label"], max_chars=r.get("max_chars"),
+            context_length=r.get("context_length"), read_path=r.get("read_path"),
+        )
+    )  # fmt: skip
+    return {"output": output, "warnings": warnings}
+
+
+def op_load_soul_md(r: dict[str, Any]) -> Any:
+    result, warnings = _warned(lambda: pb.load_soul_md(r.get("context_length")))
+    return {"result": result, "warnings": warnings}
+
+
+def op_build_context_files_prompt(r: dict[str, Any]) -> Any:
+    prompt, warnings = _warned(
+        lambda: pb.build_context_files_prompt(
+            r["cwd"], skip_soul=r.get("skip_soul", False), context_length=r.get("context_length")
+        )
+    )
+    return {"prompt": prompt, "warnings": warnings}
+
+
+def op_subdir_hints(r: dict[str, Any]) -> Any:
+    tracker = SubdirectoryHintTracker(working_dir=r["working_dir"])
+    return [tracker.check_tool_call(call["tool"], call["args"]) for call in r["calls"]]
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def op_memory_session(r: dict[str, Any]) -> Any:
+    """A store with ``limits``, ``load_from_disk()``, then each op (see the README table)."""
+    limits = r.get("limits") or {}
+    store = memory_tool.MemoryStore(
+        memory_char_limit=limits.get("memory", 2200), user_char_limit=limits.get("user", 1375)
+    )
+    load_error = None
+    try:
+        store.load_from_disk()
+    except Exception as exc:  # noqa: BLE001 - the runtime's own failure is the answer
+        load_error = {"type": type(exc).__name__, "message": str(exc)}
+    results = [_memory_op(store, op) for op in r.get("ops", [])]
+    return {
+        "results": results,
+        "load_error": load_error,
+        "live": {"memory": list(store.memory_entries), "user": list(store.user_entries)},
+        "snapshot": {t: store.format_for_system_prompt(t) for t in ("memory", "user")},
+    }
+
+
+def _memory_op(store: Any, op: dict[str, Any]) -> Any:
+    call = op["call"]
+    if call == "add":
+        return store.add(op["target"], op["content"])
+    if call == "replace":
+        return store.replace(op["target"], op["old_text"], op["content"])
+    if call == "remove":
+        return store.remove(op["target"], op["old_text"])
+    if call == "batch":
+        return store.apply_batch(op["target"], op["operations"])
+    if call == "tool":
+        return json.loads(memory_tool.memory_tool(store=store, **op["args"]))
+    if call == "load":
+        store.load_from_disk()
+        return None
+    if call == "reset_failures":
+        store.reset_consolidation_failures()
+        return None
+    raise ValueError(f"unknown memory call {call!r}")
+
+
+# --------------------------------------------------------------------------- file safety
+
+
+def op_container_mirror(r: dict[str, Any]) -> Any:
+    args = (r["path"], r.get("mirror_prefix"))
+    return {
+        "result": file_safety.classify_container_mirror_target(*args),
+        "warning": file_safety.get_container_mirror_warning(*args),
+    }
+
+
+def op_sandbox_mirror(r: dict[str, Any]) -> Any:
+    return {
+        "result": file_safety.classify_sandbox_mirror_target(r["path"]),
+        "warning": file_safety.get_sandbox_mirror_warning(r["path"]),
+    }
+
+
+def op_write_denied(r: dict[str, Any]) -> Any:
+    return {
+        "denied": file_safety.is_write_denied(r["path"]),
+        "error": file_safety.get_write_denied_error(r["path"]),
+    }
+
+
+def op_read_blocked(r: dict[str, Any]) -> Any:
+    return {"error": file_safety.get_read_block_error(r["path"])}
+
+
+def op_ping(r: dict[str, Any]) -> Any:
+    from importlib.metadata import version
+
+    return {"hermes_agent": version("hermes-agent"), "hash_seed": os.environ.get("PYTHONHASHSEED")}
+
+
+OPS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    name[3:]: func for name, func in globals().items() if name.startswith("op_")
+}
+
+
+def handle(request: dict[str, Any]) -> dict[str, Any]:
+    if "batch" in request:
+        return {"batch": [handle(item) for item in request["batch"]]}
+    try:
+        op = OPS[request["op"]]
+        _enter_home(request)
+        value = contextvars.copy_context().run(op, request)
+        return {"ok": True, "value": value}
+    except Exception as exc:  # noqa: BLE001 - every runtime error is data for the client
+        return {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
+
+
+def main() -> int:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        response = handle(json.loads(line))
+        _PROTOCOL_OUT.write(json.dumps(response, ensure_ascii=True) + "\n")
+        _PROTOCOL_OUT.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
