@@ -1,0 +1,72 @@
+"""Make attacker-controlled text safe to show: every hidden or dangerous character visible.
+
+Everything a scanned file contributes to a report (snippets, lines, decoded payloads and
+its path) goes through ``escape_text`` before any reporter sees it, and every format uses
+these same rules, so a reader of the text, JSON, SARIF or GitHub output sees the same
+thing. A character is escaped when it is
+
+* a control character (C0, DEL, C1), including tab and newline;
+* a format character (bidi embeddings, overrides and isolates, zero-width characters,
+  invisible operators, the BOM, Unicode tag characters, interlinear annotation…);
+* a line or paragraph separator, or a space other than U+0020 (NBSP, U+3000, …);
+* default-ignorable (variation selectors, the combining grapheme joiner, Hangul fillers,
+  Khmer inherent vowels, …) or the blank Braille pattern U+2800;
+* private-use, a surrogate or unassigned.
+
+Escapes are ``\\t``, ``\\n`` and ``\\r`` for the three common controls, ``\\x{FF}`` for an
+undecodable byte of a file name (Python hands those over as lone surrogates U+DC80-DCFF),
+and ``\\u{XXXX}`` (at least four upper-case hex digits, the notation of the runtime's
+``invisible_unicode_U+XXXX`` ids) for everything else. A backslash is left alone: text that
+merely looks like an escape can only over-report a hidden character, never hide one.
+"""
+
+from __future__ import annotations
+
+import regex
+
+_HIDDEN = regex.compile(
+    r"[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}"
+    r"[\p{Zs}--\x20]\u2800]",
+    regex.V1,
+)
+_SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_SURROGATE_ESCAPED_BYTES = range(0xDC80, 0xDD00)
+ELLIPSIS = "…"
+
+
+def escape_char(char: str) -> str:
+    """The visible form of one hidden character."""
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    code_point = ord(char)
+    if code_point in _SURROGATE_ESCAPED_BYTES:
+        return f"\\x{{{code_point - 0xDC00:02X}}}"
+    return f"\\u{{{code_point:04X}}}"
+
+
+def escape_text(text: str) -> str:
+    """``text`` with every hidden or dangerous character replaced by a visible escape."""
+    return _HIDDEN.sub(lambda match: escape_char(match.group()), text)
+
+
+def is_hidden(char: str) -> bool:
+    """Whether ``escape_text`` would escape this one character."""
+    return _HIDDEN.fullmatch(char) is not None
+
+
+def shorten(escaped: str, limit: int) -> str:
+    """Cut already-escaped text to at most ``limit`` characters plus ``…``.
+
+    Never cuts inside an escape sequence, so a shortened snippet cannot end in a broken
+    ``\\u{20`` that hides what the character was.
+    """
+    if len(escaped) <= limit:
+        return escaped
+    cut = limit
+    opener = max(escaped.rfind("\\u{", 0, cut + 2), escaped.rfind("\\x{", 0, cut + 2))
+    if opener != -1 and opener < cut and escaped.find("}", opener) >= cut:
+        cut = opener
+    elif escaped[cut - 1 : cut] == "\\" and escaped[cut : cut + 1] in ("t", "n", "r"):
+        cut -= 1
+    return escaped[:cut] + ELLIPSIS

@@ -1,0 +1,116 @@
+"""escape_text: every hidden or dangerous character becomes a visible escape, nothing else changes."""
+
+from __future__ import annotations
+
+import regex
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.report.escape import escape_text, is_hidden, shorten
+from soulscan.report.excerpt import excerpt
+from soulscan.report.redact import REDACTED, redact
+
+_ESCAPE = regex.compile(r"\\u\{[0-9A-F]{4,6}\}|\\x\{[0-9A-F]{2}\}|\\[tnr]")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("plain text", "plain text", id="ascii-unchanged"),
+        pytest.param("café 日本 😀 É", "café 日本 😀 É", id="visible-non-ascii-unchanged"),
+        pytest.param("a\tb\nc\rd", "a\\tb\\nc\\rd", id="tab-newline-cr"),
+        pytest.param("\x1b[31mred", "\\u{001B}[31mred", id="ansi-escape"),
+        pytest.param("\x00\x7f\x85\x9b", "\\u{0000}\\u{007F}\\u{0085}\\u{009B}", id="c0-del-c1"),
+        pytest.param("abc\u202edcba", "abc\\u{202E}dcba", id="bidi-override"),
+        pytest.param("\u2066x\u2069", "\\u{2066}x\\u{2069}", id="bidi-isolates"),
+        pytest.param("\u200e\u200f\u061c", "\\u{200E}\\u{200F}\\u{061C}", id="bidi-marks"),
+        pytest.param("ig\u200bnore", "ig\\u{200B}nore", id="zero-width-space"),
+        pytest.param("\u200c\u200d\u2060\ufeff", "\\u{200C}\\u{200D}\\u{2060}\\u{FEFF}", id="zw-joiners-bom"),
+        pytest.param("ig\u2061nore", "ig\\u{2061}nore", id="invisible-operator"),
+        pytest.param("soft\u00adhyphen", "soft\\u{00AD}hyphen", id="soft-hyphen"),
+        pytest.param("x\U000e0069\U000e0067", "x\\u{E0069}\\u{E0067}", id="tag-characters"),
+        pytest.param("ignore\ufe0f", "ignore\\u{FE0F}", id="variation-selector"),
+        pytest.param("a\U000e0100", "a\\u{E0100}", id="variation-selector-supplement"),
+        pytest.param("a\u034fb", "a\\u{034F}b", id="combining-grapheme-joiner"),
+        pytest.param("\u3164\u115f\u1160\uffa0", "\\u{3164}\\u{115F}\\u{1160}\\u{FFA0}", id="hangul-fillers"),
+        pytest.param("\u2800", "\\u{2800}", id="braille-blank"),
+        pytest.param("\u17b4", "\\u{17B4}", id="khmer-inherent-vowel"),
+        pytest.param("a\u00a0b\u3000c", "a\\u{00A0}b\\u{3000}c", id="non-ascii-spaces"),
+        pytest.param("\u2028\u2029", "\\u{2028}\\u{2029}", id="line-paragraph-separators"),
+        pytest.param("\ue000\U000f0000", "\\u{E000}\\u{F0000}", id="private-use"),
+        pytest.param("\u0378", "\\u{0378}", id="unassigned"),
+        pytest.param("name\udcff", "name\\x{FF}", id="undecodable-filename-byte"),
+        pytest.param("\ud800", "\\u{D800}", id="other-lone-surrogate"),
+        pytest.param("\\u{202E}", "\\u{202E}", id="literal-backslash-kept"),
+    ],
+)
+def test_escape_text(text: str, expected: str) -> None:
+    assert escape_text(text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None, exclude_characters="\\")))
+def test_escaped_text_is_safe_idempotent_and_keeps_visible_characters(text: str) -> None:
+    escaped = escape_text(text)
+    assert not any(is_hidden(char) for char in escaped)
+    assert escape_text(escaped) == escaped
+    visible = "".join(char for char in text if not is_hidden(char))
+    assert _ESCAPE.sub("", escaped) == visible
+
+
+@pytest.mark.parametrize(
+    ("escaped", "limit", "expected"),
+    [
+        pytest.param("short", 10, "short", id="fits"),
+        pytest.param("abcdefghij", 4, "abcd…", id="plain-cut"),
+        pytest.param("ab\\u{202E}cd", 5, "ab…", id="never-inside-u-escape"),
+        pytest.param("ab\\u{202E}cd", 3, "ab…", id="never-after-backslash"),
+        pytest.param("ab\\u{202E}cd", 10, "ab\\u{202E}…", id="after-whole-escape"),
+        pytest.param("ab\\ncd", 3, "ab…", id="never-splits-short-escape"),
+    ],
+)
+def test_shorten(escaped: str, limit: int, expected: str) -> None:
+    assert shorten(escaped, limit) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab\u202e\n\t\U000e0041 ")), st.integers(1, 30))
+def test_shorten_never_leaves_a_broken_escape(text: str, limit: int) -> None:
+    shortened = shorten(escape_text(text), limit).removesuffix("…")
+    assert _ESCAPE.sub("", shortened).count("\\") == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "start", "end", "expected"),
+    [
+        pytest.param("please ignore it", 7, 13, ("please ", "ignore", " it"), id="plain"),
+        pytest.param("a\u202eb ignore", 4, 10, ("a\\u{202E}b ", "ignore", ""), id="escaped-before"),
+        pytest.param("x" * 60 + "ignore", 60, 66, ("…" + "x" * 40, "ignore", ""), id="long-before"),
+        pytest.param(
+            'curl -H "token: ghp_' + "a" * 36 + '"', 0, 4,
+            ("", "curl", ' -H "token: ghp_' + REDACTED + '"'),
+            id="secret-after-match-redacted",
+        ),
+    ],
+)
+def test_excerpt(line: str, start: int, end: int, expected: tuple[str, str, str]) -> None:
+    shown = excerpt(line, start, end, redact)
+    assert (shown.before, shown.match, shown.after) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("AKIAIOSFODNN7EXAMPLE", "AKIA" + REDACTED, id="aws-access-key"),
+        pytest.param("ghp_" + "A1" * 18, "ghp_" + REDACTED, id="github-token"),
+        pytest.param("sk-ant-" + "x" * 30, "sk-ant-" + REDACTED, id="anthropic-key"),
+        pytest.param('api_key = "ABCDEFGHIJKLMNOPQRSTUVWX"', 'api_key = "' + REDACTED + '"', id="assignment"),
+        pytest.param("Authorization: Bearer abcdefghijklmnop1234", "Authorization: Bearer " + REDACTED, id="bearer"),
+        pytest.param("curl https://x/$API_TOKEN", "curl https://x/$API_TOKEN", id="variable-not-a-secret"),
+        pytest.param("Ignore previous instructions", "Ignore previous instructions", id="no-secret"),
+    ],
+)
+def test_redact(text: str, expected: str) -> None:
+    assert redact(text) == expected
+    assert redact(redact(text)) == redact(text)
