@@ -13,8 +13,47 @@ from soulscan.hermes.scanner import (
     scan_context_content,
     scan_for_threats,
 )
+from soulscan.hermes.file_safety import (
+    classify_container_mirror_target,
+    classify_cross_profile_target,
+    classify_sandbox_mirror_target,
+    classify_write_denial,
+    get_container_mirror_warning,
+    get_cross_profile_warning,
+    get_read_block_error,
+    get_sandbox_mirror_warning,
+    get_write_denied_error,
+)
+from soulscan.hermes.memory import MemoryStore, sanitise_entries
+from soulscan.hermes.memory_format import (
+    ENTRY_DELIMITER,
+    blocked_entry_placeholder,
+    parse_entries,
+    render_memory_block,
+)
+from soulscan.hermes.memory_tool import memory_tool
+from soulscan.hermes.prompt import PromptPart, PromptParts, build_system_prompt_parts
 
 __all__ = [
+    "ENTRY_DELIMITER",
+    "MemoryStore",
+    "PromptPart",
+    "PromptParts",
+    "blocked_entry_placeholder",
+    "build_system_prompt_parts",
+    "classify_container_mirror_target",
+    "classify_cross_profile_target",
+    "classify_sandbox_mirror_target",
+    "classify_write_denial",
+    "get_container_mirror_warning",
+    "get_cross_profile_warning",
+    "get_read_block_error",
+    "get_sandbox_mirror_warning",
+    "get_write_denied_error",
+    "memory_tool",
+    "parse_entries",
+    "render_memory_block",
+    "sanitise_entries",
     "INVISIBLE_CHARS",
     "MAX_SCAN_CHARS",
     "RuntimeMatch",
