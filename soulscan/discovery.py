@@ -1,0 +1,266 @@
+"""Paths on the command line → the files Hermes would read, each with its kind.
+
+A kind names the runtime role a file plays and therefore how it is loaded and scanned:
+
+=============  ============================================================
+``soul``       ``SOUL.md`` (the identity slot, context scope)
+``hermes``     ``.hermes.md`` / ``HERMES.md`` (frontmatter stripped)
+``agents``     ``AGENTS.md`` / ``agents.md``
+``claude``     ``CLAUDE.md`` / ``claude.md``
+``cursorrules`` ``.cursorrules``
+``mdc``        ``.cursor/rules/*.mdc`` (non-recursive, case-sensitive suffix)
+``memory``     ``memories/MEMORY.md`` (strict scope, per entry)
+``user``       ``memories/USER.md`` (strict scope, per entry)
+=============  ============================================================
+
+Walking a directory never follows symbolic links (Hermes does follow them, so each
+skipped link is reported in a note), never opens anything, and turns every problem (an
+unreadable directory, a FIFO or device with a context file's name, a dangling link or
+link loop named on the command line) into a recorded ``ScanError`` instead of failing
+the run. Files and entries come out in a stable order: arguments in the order given,
+directory entries sorted by code point.
+"""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from soulscan.models import ScanError
+from soulscan.report.escape import escape_text
+
+KINDS = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user")
+STDIN = "-"
+SKIPPED_DIRECTORIES = frozenset({".git", ".venv", "node_modules"})
+
+_KIND_BY_NAME = {
+    "SOUL.md": "soul",
+    ".hermes.md": "hermes",
+    "HERMES.md": "hermes",
+    "AGENTS.md": "agents",
+    "agents.md": "agents",
+    "CLAUDE.md": "claude",
+    "claude.md": "claude",
+    ".cursorrules": "cursorrules",
+}
+_MEMORY_KIND_BY_NAME = {"MEMORY.md": "memory", "USER.md": "user"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """One file to scan. ``path`` is None for standard input."""
+
+    path: Path | None
+    display: str  # as the user will see it, not yet escaped
+    kind: str
+
+
+@dataclass(frozen=True)
+class Discovery:
+    targets: tuple[Target, ...]
+    errors: tuple[ScanError, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def kind_of(path: Path) -> str | None:
+    """The kind Hermes gives a file, judged by its name and place, or None."""
+    name = path.name
+    if name in _KIND_BY_NAME:
+        return _KIND_BY_NAME[name]
+    if name in _MEMORY_KIND_BY_NAME and path.parent.name == "memories":
+        return _MEMORY_KIND_BY_NAME[name]
+    if name.endswith(".mdc") and path.parent.name == "rules" and path.parent.parent.name == ".cursor":
+        return "mdc"
+    return None
+
+
+def hermes_home_paths(home: Path) -> tuple[Path, ...]:
+    """The files of a Hermes home the runtime loads into every prompt."""
+    return (home / "SOUL.md", home / "memories" / "MEMORY.md", home / "memories" / "USER.md")
+
+
+def discover(
+    paths: Sequence[str],
+    *,
+    forced_kind: str | None = None,
+    hermes_home: Path | None = None,
+    exclude: Sequence[str] = (),
+    follow_symlinks: bool = False,
+) -> Discovery:
+    """Expand command-line ``paths`` (``-`` is stdin) into scan targets.
+
+    With ``forced_kind`` every regular file found gets that kind; otherwise only files
+    named as Hermes names them are taken from directories, and a file named explicitly
+    with an unknown name is an error that suggests ``--as``.
+    """
+    walker = _Walker(forced_kind, tuple(exclude), follow_symlinks)
+    if hermes_home is not None:
+        walker.add_hermes_home(hermes_home)
+    for argument in paths:
+        walker.add_argument(argument)
+    notes = list(walker.notes)
+    if walker.skipped_links:
+        shown = ", ".join(escape_text(link) for link in walker.skipped_links[:3])
+        more = f" and {len(walker.skipped_links) - 3} more" if len(walker.skipped_links) > 3 else ""
+        notes.append(
+            f"skipped {len(walker.skipped_links)} symbolic link(s) inside directories "
+            "(not followed; pass --follow-symlinks, or name a link on the command line, "
+            f"to scan them): {shown}{more}"
+        )
+    return Discovery(tuple(walker.targets), tuple(walker.errors), tuple(notes))
+
+
+class _Walker:
+    def __init__(self, forced_kind: str | None, exclude: tuple[str, ...], follow: bool) -> None:
+        self.forced_kind = forced_kind
+        self.exclude = exclude
+        self.follow = follow
+        self._seen_directories: set[tuple[int, int]] = set()
+        self.targets: list[Target] = []
+        self.errors: list[ScanError] = []
+        self.notes: list[str] = []
+        self.skipped_links: list[str] = []
+        self._seen_files: set[tuple[int, int]] = set()
+        self._stdin_taken = False
+
+    def add_hermes_home(self, home: Path) -> None:
+        soul, memory, user = hermes_home_paths(home)
+        if not soul.exists() and not soul.is_symlink():
+            self.notes.append(
+                f"{escape_text(str(soul))} does not exist: Hermes 0.19.0 would write its "
+                "default SOUL.md there on first start (soulscan never writes into a home)"
+            )
+        for path, kind in ((soul, "soul"), (memory, "memory"), (user, "user")):
+            if path.exists() or path.is_symlink():
+                self._add_file(path, str(path), kind)
+
+    def add_argument(self, argument: str) -> None:
+        if argument == STDIN:
+            if self._stdin_taken:
+                self.errors.append(ScanError(STDIN, "standard input named more than once"))
+                return
+            self._stdin_taken = True
+            self.targets.append(Target(None, "<stdin>", self.forced_kind or "agents"))
+            return
+        path = Path(argument)
+        try:
+            info = path.stat()  # an explicit argument is followed even if it is a link
+        except OSError as exc:
+            self.errors.append(ScanError(argument, _describe_os_error(exc, path)))
+            return
+        if stat.S_ISDIR(info.st_mode):
+            self._walk(path)
+            return
+        kind = self.forced_kind or kind_of(path)
+        if kind is None:
+            self.errors.append(
+                ScanError(
+                    argument,
+                    "not a file Hermes reads by this name; pass --as KIND "
+                    f"({'|'.join(KINDS)}) to scan it as one",
+                )
+            )
+            return
+        self._add_file(path, argument, kind)
+
+    def _add_file(self, path: Path, display: str, kind: str) -> None:
+        try:
+            info = path.stat()
+        except OSError as exc:
+            self.errors.append(ScanError(display, _describe_os_error(exc, path)))
+            return
+        if not stat.S_ISREG(info.st_mode):
+            self.errors.append(ScanError(display, f"not a regular file ({_file_type(info.st_mode)})"))
+            return
+        identity = (info.st_dev, info.st_ino)
+        if identity in self._seen_files:
+            return
+        self._seen_files.add(identity)
+        self.targets.append(Target(path, display, kind))
+
+    def _walk(self, root: Path) -> None:
+        pending = [root]
+        while pending:
+            directory = pending.pop()
+            if not self._first_visit(directory):
+                continue
+            entries = self._list(directory)
+            subdirectories = []
+            for entry in entries:
+                entry_path = Path(entry.path)
+                if self._excluded(root, entry_path):
+                    continue
+                if entry.is_symlink() and not self.follow:
+                    self.skipped_links.append(entry.path)
+                    continue
+                try:
+                    is_directory = stat.S_ISDIR(entry.stat(follow_symlinks=self.follow).st_mode)
+                except OSError as exc:
+                    self.errors.append(ScanError(entry.path, _describe_os_error(exc, entry_path)))
+                    continue
+                if is_directory:
+                    if entry.name not in SKIPPED_DIRECTORIES:
+                        subdirectories.append(entry_path)
+                    continue
+                kind = self.forced_kind or kind_of(entry_path)
+                if kind is not None:
+                    self._add_file(entry_path, entry.path, kind)
+            # Depth first, in sorted order: push in reverse so the smallest name pops first.
+            pending.extend(reversed(subdirectories))
+
+    def _first_visit(self, directory: Path) -> bool:
+        """False for a directory already walked: a followed link back up would loop."""
+        try:
+            info = directory.stat()
+        except OSError as exc:
+            self.errors.append(ScanError(str(directory), _describe_os_error(exc, directory)))
+            return False
+        identity = (info.st_dev, info.st_ino)
+        if identity in self._seen_directories:
+            if directory.is_symlink():
+                self.notes.append(f"{escape_text(str(directory))}: symbolic link to a directory "
+                                  "already scanned (a loop or a duplicate); not walked again")
+            return False
+        self._seen_directories.add(identity)
+        return True
+
+    def _list(self, directory: Path) -> list[os.DirEntry[str]]:
+        try:
+            with os.scandir(directory) as iterator:
+                return sorted(iterator, key=lambda entry: entry.name)
+        except OSError as exc:
+            self.errors.append(ScanError(str(directory), _describe_os_error(exc, directory)))
+            return []
+
+    def _excluded(self, root: Path, path: Path) -> bool:
+        relative = path.relative_to(root).as_posix()
+        return any(
+            fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(path.name, pattern)
+            for pattern in self.exclude
+        )
+
+
+def _file_type(mode: int) -> str:
+    checks: Iterable[tuple[bool, str]] = (
+        (stat.S_ISDIR(mode), "a directory"),
+        (stat.S_ISFIFO(mode), "a FIFO"),
+        (stat.S_ISCHR(mode), "a character device"),
+        (stat.S_ISBLK(mode), "a block device"),
+        (stat.S_ISSOCK(mode), "a socket"),
+    )
+    return next((name for matched, name in checks if matched), "an unknown file type")
+
+
+def _describe_os_error(exc: OSError, path: Path) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop"
+    if exc.errno == errno.ENOENT:
+        return "dangling symbolic link" if path.is_symlink() else "no such file or directory"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return exc.strerror or type(exc).__name__
