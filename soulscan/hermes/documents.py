@@ -1,0 +1,214 @@
+"""One file judged as Hermes 0.19.0 judges it in a given role, mapped back to the file.
+
+A ``RuntimeDocument`` holds the decoded file text, the runtime's verdict, the
+units the runtime scans (``Region``: a whole context file, or one memory entry)
+with the decoded-file ranges that are scanned and that reach the model, and the
+exact text the file contributes to the prompt.
+
+NOTE: each file is judged alone. A `.cursorrules` / `.mdc` file is truncated as if
+it were the whole cursor bundle (the runtime truncates the bundle as one unit:
+``build_context_files_prompt`` gives the exact combined text), and the priority
+between project files is not applied here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+from typing import Final
+
+from soulscan.errors import InputError
+from soulscan.hermes.memory_document import memory_regions
+from soulscan.hermes.scanner import MAX_SCAN_CHARS, blocked_placeholder, scan_for_threats
+from soulscan.hermes.sections import prepare_context_text, section_header
+from soulscan.hermes.soul import is_legacy_template_soul
+from soulscan.hermes.sources import (
+    AGENTS_MD_NAMES,
+    CLAUDE_MD_NAMES,
+    CURSOR_RULES_DIR,
+    CURSORRULES_NAME,
+    HERMES_MD_NAMES,
+    NotRegularFileError,
+    decode_runtime_text,
+    read_runtime_bytes,
+)
+from soulscan.hermes.spans import Region, covered_length, visible_spans
+from soulscan.hermes.truncation import HomePath, context_file_max_chars, plan_cut, truncate_content
+from soulscan.models import EFFECT_BLOCKS_FILE, EFFECT_NONE, RuntimeSummary, Span
+
+CONTEXT_KINDS: Final = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc")
+MEMORY_KINDS: Final = ("memory", "user")
+KINDS: Final = CONTEXT_KINDS + MEMORY_KINDS
+
+_TRUNCATION_LABELS: Final = {
+    "soul": "SOUL.md",
+    "hermes": ".hermes.md",
+    "agents": "AGENTS.md",
+    "claude": "CLAUDE.md",
+    "cursorrules": ".cursorrules",
+    "mdc": ".cursorrules",
+}
+
+
+@dataclass(frozen=True)
+class RuntimeDocument:
+    path: str
+    kind: str  # one of KINDS
+    label: str  # the name the runtime prints in [BLOCKED: ...]
+    text: str | None  # decoded text (strict UTF-8, universal newlines); None if unreadable
+    summary: RuntimeSummary
+    regions: tuple[Region, ...]
+    output: str  # exactly what this file contributes to the prompt ("" if nothing)
+
+
+def document_label(path: str, kind: str) -> str:
+    """The name the runtime gives this file in headers and placeholders."""
+    name = Path(path).name
+    if kind == "hermes":
+        return name if name in HERMES_MD_NAMES else HERMES_MD_NAMES[0]
+    if kind == "agents":
+        return name if name in AGENTS_MD_NAMES else AGENTS_MD_NAMES[0]
+    if kind == "claude":
+        return name if name in CLAUDE_MD_NAMES else CLAUDE_MD_NAMES[0]
+    if kind == "mdc":
+        return "/".join((*CURSOR_RULES_DIR, name))
+    return {"soul": "SOUL.md", "cursorrules": CURSORRULES_NAME, "memory": "MEMORY.md", "user": "USER.md"}[kind]
+
+
+def _read_path(path: str, kind: str, from_stdin: bool) -> str:
+    """The path the runtime names in its truncation marker for this file."""
+    if from_stdin:
+        return path
+    file_path = Path(path)
+    if kind == "soul":
+        return str(file_path.absolute())
+    if kind in ("cursorrules", "mdc"):
+        project = file_path.parent if kind == "cursorrules" else file_path.parent.parent.parent
+        return str(project.resolve() / CURSORRULES_NAME)
+    return str(file_path.parent.resolve() / file_path.name)
+
+
+def _skip(path: str, kind: str, text: str | None, detail: str) -> RuntimeDocument:
+    summary = RuntimeSummary("skip", (), len(text) if text is not None else 0, 0, detail)
+    return RuntimeDocument(path, kind, document_label(path, kind), text, summary, (), "")
+
+
+def _read_error_detail(error: OSError) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "missing"
+    if isinstance(error, IsADirectoryError):
+        return "is a directory: the runtime skips it"
+    if isinstance(error, NotRegularFileError):
+        return "not a regular file (FIFO, socket or device): not read"
+    if isinstance(error, PermissionError):
+        return "unreadable (permission denied): the runtime skips it"
+    return f"unreadable ({error.strerror or type(error).__name__}): the runtime skips it"
+
+
+def _context_document(
+    path: str, kind: str, text: str, *, hermes_home: HomePath, context_length: object, read_path: str
+) -> RuntimeDocument:
+    label = document_label(path, kind)
+    if kind == "soul" and is_legacy_template_soul(text):
+        return _skip(path, kind, text, "legacy template: Hermes 0.19.0 overwrites it with its "
+                     "built-in default SOUL.md and loads that instead")
+    prepared = prepare_context_text(text, strip_frontmatter=kind == "hermes")
+    if prepared is None:
+        return _skip(path, kind, text, "empty after whitespace strip: nothing loaded")
+    ids = tuple(scan_for_threats(prepared.scanned, "context"))
+    content = blocked_placeholder(label, list(ids)) if ids else prepared.scanned
+    header = "" if kind == "soul" else section_header(label)
+    trailer = "\n\n" if kind in ("cursorrules", "mdc") else ""
+    section = header + content + trailer
+    max_chars = context_file_max_chars(hermes_home=hermes_home, context_length=context_length)
+    output, _ = truncate_content(
+        section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars, read_path=read_path
+    )
+    cut = plan_cut(len(section), max_chars)
+    kept = ((0, len(section)),) if cut is None else cut.kept_ranges()
+    visible = () if ids else visible_spans(kept, len(header), len(content), prepared.scan_start)
+    scan_end = prepared.scan_start + min(len(prepared.scanned), MAX_SCAN_CHARS)
+    region = Region(
+        text=prepared.scanned,
+        offset=prepared.scan_start,
+        scope="context",
+        ids=ids,
+        effect=EFFECT_BLOCKS_FILE if ids else EFFECT_NONE,
+        scanned=Span(prepared.scan_start, scan_end),
+        visible=visible,
+    )
+    loaded = covered_length(visible)
+    if ids:
+        action, detail = "block", f"the whole file is replaced by: {content}"
+    elif cut is not None:
+        action = "truncate"
+        dropped = len(prepared.scanned) - loaded
+        detail = (
+            f"cap {max_chars}: the {len(section)}-char section keeps {cut.head}+{cut.tail}; "
+            + (f"{dropped} chars of the file are dropped" if dropped
+               else "a zero tail repeats the whole text after the marker")
+        )
+    else:
+        action = "load"
+        skipped = prepared.start - (len(text) - len(text.lstrip()))
+        detail = f"frontmatter and leading BOMs ({skipped} chars) removed unscanned" if skipped else None
+    summary = RuntimeSummary(action, ids, len(text), loaded, detail)
+    return RuntimeDocument(path, kind, label, text, summary, (region,), output)
+
+
+def _memory_document(path: str, kind: str, text: str, *, hermes_home: HomePath) -> RuntimeDocument:
+    label = document_label(path, kind)
+    regions, output = memory_regions(text, kind, label, hermes_home=hermes_home)
+    if not regions:
+        return _skip(path, kind, text, "no entries: no memory block")
+    ids = tuple(dict.fromkeys(i for region in regions for i in region.ids))
+    blocked = sum(1 for region in regions if region.ids)
+    passthrough = sum(1 for region in regions if region.scanned is None and region.visible)
+    notes = []
+    if blocked:
+        notes.append(f"{blocked} of {len(regions)} entries replaced by placeholders")
+    if passthrough:
+        notes.append(f"{passthrough} entries start with [BLOCKED: and are loaded unscanned")
+    loaded = sum(covered_length(region.visible) for region in regions)
+    summary = RuntimeSummary("block" if blocked else "load", ids, len(text), loaded,
+                             "; ".join(notes) or None)
+    return RuntimeDocument(path, kind, label, text, summary, regions, output)
+
+
+def load_document(
+    path: str | PathLike[str],
+    kind: str,
+    *,
+    hermes_home: HomePath = None,
+    context_length: object = None,
+    data: bytes | None = None,
+) -> RuntimeDocument:
+    """Judge one file as Hermes 0.19.0 would in the role ``kind`` (see ``KINDS``).
+
+    ``data`` replaces reading ``path`` (stdin). Unreadable, non-UTF-8 and empty
+    files are skips with the reason in ``summary.detail``.
+    """
+    if kind not in KINDS:
+        raise InputError(f"unknown file kind {kind!r}: expected one of {', '.join(KINDS)}")
+    path_text = str(path)
+    if data is None:
+        try:
+            data = read_runtime_bytes(Path(path_text))
+        except OSError as error:
+            detail = _read_error_detail(error)
+            if kind == "soul" and isinstance(error, FileNotFoundError):
+                detail = "missing: Hermes 0.19.0 writes its built-in default SOUL.md here and loads it"
+            return _skip(path_text, kind, None, detail)
+    try:
+        text = decode_runtime_text(data)
+    except UnicodeDecodeError as error:
+        detail = f"invalid UTF-8 at byte {error.start}: "
+        detail += ("loading memory fails, so the session starts with no MEMORY or USER block"
+                   if kind in MEMORY_KINDS else "the runtime skips it")
+        return _skip(path_text, kind, None, detail)
+    if kind in MEMORY_KINDS:
+        return _memory_document(path_text, kind, text, hermes_home=hermes_home)
+    read_path = _read_path(path_text, kind, from_stdin=path_text == "-")
+    return _context_document(path_text, kind, text, hermes_home=hermes_home,
+                             context_length=context_length, read_path=read_path)
