@@ -33,6 +33,12 @@ from soulscan.hermes.memory_format import (
 )
 from soulscan.hermes.memory_tool import memory_tool
 from soulscan.hermes.prompt import PromptPart, PromptParts, build_system_prompt_parts
+from soulscan.hermes.frontmatter import strip_yaml_frontmatter
+from soulscan.hermes.truncation import context_file_max_chars, truncate_content
+from soulscan.hermes.soul import load_soul_md, soul_md_would_be_seeded
+from soulscan.hermes.context import build_context_files_prompt
+from soulscan.hermes.hints import SubdirectoryHints
+from soulscan.hermes.documents import Region, RuntimeDocument, load_document
 
 __all__ = [
     "ENTRY_DELIMITER",
@@ -61,4 +67,14 @@ __all__ = [
     "runtime_matches",
     "scan_context_content",
     "scan_for_threats",
+    "strip_yaml_frontmatter",
+    "context_file_max_chars",
+    "truncate_content",
+    "load_soul_md",
+    "soul_md_would_be_seeded",
+    "build_context_files_prompt",
+    "SubdirectoryHints",
+    "Region",
+    "RuntimeDocument",
+    "load_document",
 ]
