@@ -209,7 +209,7 @@ class _Walker:
                     continue
                 kind = self.forced_kind or kind_of(entry_path)
                 if kind is not None:
-                    self._add_file(entry_path, entry.path, kind)
+                    self._add_file(entry_path, os.path.normpath(entry.path), kind)
             # Depth first, in sorted order: push in reverse so the smallest name pops first.
             pending.extend(reversed(subdirectories))
 

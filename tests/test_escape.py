@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import regex
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from soulscan.hardened.secrets import redact
 from soulscan.report.escape import escape_text, is_hidden, shorten
 from soulscan.report.excerpt import excerpt
-from soulscan.report.redact import REDACTED, redact
+
+REDACTED = "[REDACTED]"
 
 _ESCAPE = regex.compile(r"\\u\{[0-9A-F]{4,6}\}|\\x\{[0-9A-F]{2}\}|\\[tnr]")
 
@@ -97,20 +99,3 @@ def test_shorten_never_leaves_a_broken_escape(text: str, limit: int) -> None:
 def test_excerpt(line: str, start: int, end: int, expected: tuple[str, str, str]) -> None:
     shown = excerpt(line, start, end, redact)
     assert (shown.before, shown.match, shown.after) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        pytest.param("AKIAIOSFODNN7EXAMPLE", "AKIA" + REDACTED, id="aws-access-key"),
-        pytest.param("ghp_" + "A1" * 18, "ghp_" + REDACTED, id="github-token"),
-        pytest.param("sk-ant-" + "x" * 30, "sk-ant-" + REDACTED, id="anthropic-key"),
-        pytest.param('api_key = "ABCDEFGHIJKLMNOPQRSTUVWX"', 'api_key = "' + REDACTED + '"', id="assignment"),
-        pytest.param("Authorization: Bearer abcdefghijklmnop1234", "Authorization: Bearer " + REDACTED, id="bearer"),
-        pytest.param("curl https://x/$API_TOKEN", "curl https://x/$API_TOKEN", id="variable-not-a-secret"),
-        pytest.param("Ignore previous instructions", "Ignore previous instructions", id="no-secret"),
-    ],
-)
-def test_redact(text: str, expected: str) -> None:
-    assert redact(text) == expected
-    assert redact(redact(text)) == redact(text)

@@ -1,0 +1,128 @@
+"""``--format json``: the versioned, machine-readable report (schema 1).
+
+Contract (schema 1). New keys may be added within a schema version; a key is never
+removed or changed in meaning without bumping ``schema``::
+
+    {
+      "schema": 1,
+      "tool": {"name": "soulscan", "version": "0.1.0"},
+      "runtime": "hermes-agent 0.19.0",
+      "summary": {"files": int, "findings": int, "blocked": int, "errors": int},
+      "files": [
+        {
+          "path": str,                    # as given on the command line, escaped
+          "kind": "soul|hermes|agents|claude|cursorrules|mdc|memory|user",
+          "runtime": {                    # what Hermes 0.19.0 does with the file
+            "action": "load|block|truncate|skip",
+            "ids": [str],                 # the ids Hermes prints in its [BLOCKED: ...] line
+            "chars_total": int,           # code points read
+            "chars_loaded": int,          # code points that reach the prompt
+            "detail": str | null          # why a skip; what truncation dropped
+          },
+          "findings": [
+            {
+              "rule_id": str, "severity": "info|low|medium|high|critical",
+              "confidence": "low|medium|high", "scope": str,
+              "origin": "runtime|hardened",   # the runtime's own rule, or one it lacks
+              "message": str,
+              "line": int, "column": int,     # 1-based, code points, in the file on disk
+              "end_line": int, "end_column": int,  # end_column is exclusive
+              "runtime_visible": bool,        # inside the scan window and reaching the model
+              "runtime_scanned": bool,        # inside the runtime's 65,536-char scan window
+              "reaches_model": bool,          # kept by truncation and not blocked
+              "runtime_effect": "blocks-file|blocks-entry|none",
+              "snippet": str,                 # the matched text, escaped, secrets redacted
+              "decoded": str | null           # a smuggled payload, decoded and escaped
+            }
+          ]
+        }
+      ],
+      "errors": [{"path": str, "message": str}]   # files that could not be scanned
+    }
+
+Every string is passed through ``escape_text``: a JSON consumer never receives a raw
+control, bidi or invisible character, not even in a path.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from soulscan import RUNTIME, __version__
+from soulscan.models import FileResult, Finding, ScanReport
+from soulscan.report import RenderOptions
+from soulscan.report.escape import escape_text
+
+SCHEMA_VERSION = 1
+BLOCKING_EFFECTS = ("blocks-file", "blocks-entry")
+
+
+def render(report: ScanReport, options: RenderOptions) -> str:
+    return json.dumps(report_document(report), ensure_ascii=False, indent=2) + "\n"
+
+
+def report_document(report: ScanReport) -> dict[str, Any]:
+    findings = sum(len(result.findings) for result in report.files)
+    blocked = sum(1 for result in report.files if _blocked(result))
+    return {
+        "schema": SCHEMA_VERSION,
+        "tool": {"name": "soulscan", "version": __version__},
+        "runtime": RUNTIME,
+        "summary": {
+            "files": len(report.files),
+            "findings": findings,
+            "blocked": blocked,
+            "errors": len(report.errors),
+        },
+        "files": [_file(result) for result in report.files],
+        "errors": [
+            {"path": escape_text(error.path), "message": escape_text(error.message)}
+            for error in report.errors
+        ],
+    }
+
+
+def _blocked(result: FileResult) -> bool:
+    return result.runtime.action == "block" or any(
+        finding.runtime_effect in BLOCKING_EFFECTS for finding in result.findings
+    )
+
+
+def _file(result: FileResult) -> dict[str, Any]:
+    runtime = result.runtime
+    return {
+        "path": escape_text(result.path),
+        "kind": result.kind,
+        "runtime": {
+            "action": runtime.action,
+            "ids": [escape_text(runtime_id) for runtime_id in runtime.ids],
+            "chars_total": runtime.chars_total,
+            "chars_loaded": runtime.chars_loaded,
+            "detail": None if runtime.detail is None else escape_text(runtime.detail),
+        },
+        "findings": [_finding(finding) for finding in result.findings],
+    }
+
+
+def _finding(finding: Finding) -> dict[str, Any]:
+    location = finding.location
+    return {
+        "rule_id": escape_text(finding.rule_id),
+        "severity": str(finding.severity),
+        "confidence": str(finding.confidence),
+        "scope": escape_text(finding.scope),
+        "origin": finding.origin,
+        "message": escape_text(finding.message),
+        "line": location.line,
+        "column": location.column,
+        "end_line": location.end_line,
+        "end_column": location.end_column,
+        "runtime_visible": finding.runtime_visible,
+        "runtime_scanned": finding.extra.get("runtime_scanned") == "true",
+        "reaches_model": finding.extra.get("reaches_model") == "true",
+        "runtime_effect": finding.runtime_effect,
+        # Already escaped when the finding was built; escaping is idempotent on its output.
+        "snippet": escape_text(finding.snippet),
+        "decoded": None if finding.decoded is None else escape_text(finding.decoded),
+    }
