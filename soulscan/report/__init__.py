@@ -22,6 +22,9 @@ from soulscan.models import ScanReport
 FORMATS: dict[str, str] = {
     "text": "soulscan.report.text",
     "json": "soulscan.report.json",
+    "sarif": "soulscan.report.sarif",
+    "github": "soulscan.report.github",
+    "summary": "soulscan.report.summary",
 }
 
 
