@@ -205,6 +205,56 @@ def op_read_blocked(r: dict[str, Any]) -> Any:
     return {"error": file_safety.get_read_block_error(r["path"])}
 
 
+# --------------------------------------------------------------------------- memory differential
+# (issue 3: tests/test_differential_memory.py; kept apart from the conformance ops above)
+
+
+def _memory_file_state(memories: Path) -> dict[str, Any]:
+    """Both memory files as base64 bytes (None when absent) and the backup names present."""
+    import base64
+
+    files = {}
+    for name in ("MEMORY.md", "USER.md"):
+        path = memories / name
+        files[name] = base64.b64encode(path.read_bytes()).decode("ascii") if path.is_file() else None
+    backups = sorted(p.name for p in memories.glob("*.bak.*")) if memories.is_dir() else []
+    return {"files": files, "backups": backups}
+
+
+def op_memory_trace(r: dict[str, Any]) -> Any:
+    """Run ``steps`` on one store and record, after each step, everything observable.
+
+    A step is a ``_memory_op`` op, or ``{"call": "write_file", "name", "b64"}`` (an outside
+    writer replacing a memory file's bytes). Each record holds the result (or the exception
+    type and message the runtime raised), the live lists, the snapshot and the file state.
+    """
+    import base64
+
+    limits = r.get("limits") or {}
+    store = memory_tool.MemoryStore(
+        memory_char_limit=limits.get("memory", 2200), user_char_limit=limits.get("user", 1375)
+    )
+    memories = Path(r["hermes_home"]) / "memories"
+    trace = []
+    for step in [{"call": "load"}, *r["steps"]]:
+        try:
+            if step["call"] == "write_file":
+                memories.mkdir(parents=True, exist_ok=True)
+                (memories / step["name"]).write_bytes(base64.b64decode(step["b64"]))
+                outcome: Any = None
+            else:
+                outcome = _memory_op(store, step)
+        except Exception as exc:  # noqa: BLE001 - the runtime's failure is the observation
+            outcome = {"raised": type(exc).__name__, "message": str(exc)}
+        trace.append({
+            "result": outcome,
+            "live": {"memory": list(store.memory_entries), "user": list(store.user_entries)},
+            "snapshot": {t: store.format_for_system_prompt(t) for t in ("memory", "user")},
+            **_memory_file_state(memories),
+        })  # fmt: skip
+    return trace
+
+
 def op_ping(r: dict[str, Any]) -> Any:
     from importlib.metadata import version
 
