@@ -8,8 +8,11 @@ inputs of any size the scanner accepts; it is a guard, not a budget.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
+
+import regex
 
 from soulscan.engine.rulepack import Rule
 from soulscan.errors import SoulscanError
@@ -29,10 +32,24 @@ class RuleTimeoutError(SoulscanError):
         self.seconds = seconds
 
 
+@functools.cache
+def _compile_exact(source: str) -> regex.Pattern[str]:
+    return regex.compile(source, regex.V1)
+
+
+def _pattern_for(rule: Rule, text: str) -> regex.Pattern[str]:
+    """The rule's quick variant, or its exact form when the text needs it."""
+    if rule.exact_source is None:
+        return rule.compiled
+    if rule.exact_guard is None or _compile_exact(rule.exact_guard).search(text):
+        return _compile_exact(rule.exact_source)
+    return rule.compiled
+
+
 def rule_search(rule: Rule, text: str, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> bool:
     """True when the rule matches anywhere in ``text`` (already in the rule's view)."""
     try:
-        return rule.compiled.search(text, timeout=timeout) is not None
+        return _pattern_for(rule, text).search(text, timeout=timeout) is not None
     except TimeoutError as exc:
         raise RuleTimeoutError(rule, timeout) from exc
 
@@ -41,7 +58,7 @@ def rule_finditer(rule: Rule, text: str, *,
                   timeout: float = DEFAULT_TIMEOUT_SECONDS) -> Iterator[tuple[int, int]]:
     """Every non-overlapping match of the rule in ``text`` as (start, end) offsets."""
     try:
-        for match in rule.compiled.finditer(text, timeout=timeout):
+        for match in _pattern_for(rule, text).finditer(text, timeout=timeout):
             yield match.start(), match.end()
     except TimeoutError as exc:
         raise RuleTimeoutError(rule, timeout) from exc

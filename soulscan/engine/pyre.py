@@ -49,15 +49,46 @@ def _lowercase_inverse() -> dict[int, tuple[int, ...]]:
     return {k: tuple(v) for k, v in inverse.items()}
 
 
+# Each category's members are read off ``re`` itself, so they are right by construction.
+_RE_CATEGORY = {"space": r"\s", "word": r"\w", "digit": r"\d"}
+# The regex property expression closest to each category; the few code points on
+# which this interpreter's Unicode tables disagree with regex's are patched in.
+_PROPERTY_BASE = {"word": r"\p{L}\p{N}_", "digit": r"\p{Nd}"}
+
+
+@functools.cache
+def _all_codepoints_text() -> str:
+    return "".join(chr(cp) for cp in range(_MAXCODE + 1) if not 0xD800 <= cp <= 0xDFFF)
+
+
 @functools.cache
 def _category_members(category: str) -> tuple[tuple[int, int], ...]:
     """Code-point ranges of ``re``'s Unicode ``\\s``, ``\\w`` or ``\\d``."""
-    test = {
-        "space": str.isspace,
-        "word": lambda ch: ch.isalnum() or ch == "_",
-        "digit": str.isdecimal,
-    }[category]
-    return tuple(_ranges(cp for cp in range(_MAXCODE + 1) if test(chr(cp))))
+    members = re.findall(_RE_CATEGORY[category], _all_codepoints_text())
+    return tuple(_ranges(ord(ch) for ch in members))
+
+
+@functools.cache
+def _category_expression(category: str) -> str:
+    """A compact regex (V1) set body equal to ``re``'s category on this interpreter.
+
+    Spelling ``\\w`` as 700 explicit ranges makes every pattern slow to compile;
+    a Unicode property plus a short correction list compiles in microseconds.
+    """
+    if category not in _PROPERTY_BASE:
+        return _set_body(_category_members(category))
+    import regex
+
+    base = _PROPERTY_BASE[category]
+    text = _all_codepoints_text()
+    in_regex = {ord(ch) for ch in regex.findall(f"[{base}]", text)}
+    in_python = {start for lo, hi in _category_members(category) for start in range(lo, hi + 1)}
+    extra = _ranges(in_regex - in_python)
+    missing = _ranges(in_python - in_regex)
+    body = f"[{base}--[{_set_body(extra)}]]" if extra else f"[{base}]"
+    if missing:
+        body = f"{body}||[{_set_body(missing)}]"
+    return body
 
 
 def _ranges(codepoints: Iterable[int]) -> list[tuple[int, int]]:
@@ -146,7 +177,7 @@ class _Translator:
     def _class(self, items: list[tuple[Any, Any]]) -> str:
         negate = False
         members: set[int] = set()
-        category_ranges: list[tuple[int, int]] = []
+        categories: list[str] = []
         for op, av in items:
             if op is C.NEGATE:
                 negate = True
@@ -158,26 +189,27 @@ class _Translator:
                     raise self._unsupported("a very large case-insensitive range")
                 members.update(range(lo, hi + 1))
             elif op is C.CATEGORY:
-                name, inverted = _CATEGORY_NAMES[av]
-                ranges = list(_category_members(name))
-                category_ranges.extend(_complement(ranges) if inverted else ranges)
+                categories.append(self._category_set(av))
             else:
                 raise self._unsupported(f"character-class item {op}")
         if self.ignorecase:
             members = self._case_closure(members)
-        # regex V0 has no nested sets, so every member is flattened into ranges.
-        ranges = _union(_ranges(members), category_ranges)
-        if not ranges:
+        parts = [f"[{_set_body(_ranges(members))}]"] if members else []
+        parts.extend(categories)
+        if not parts:
             return "[\\u0000-\\U0010ffff]" if negate else "[^\\u0000-\\U0010ffff]"
-        return f"[{'^' if negate else ''}{_set_body(ranges)}]"
+        return f"[{'^' if negate else ''}{'||'.join(parts)}]"
 
     def _literal(self, cp: int, negated: bool = False) -> str:
         members = self._case_closure([cp]) if self.ignorecase else {cp}
         return f"[{'^' if negated else ''}{_set_body(_ranges(members))}]"
 
-    def _category(self, code: Any) -> str:
+    def _category_set(self, code: Any) -> str:
         name, inverted = _CATEGORY_NAMES[code]
-        return f"[{'^' if inverted else ''}{_set_body(_category_members(name))}]"
+        return f"[{'^' if inverted else ''}{_category_expression(name)}]"
+
+    def _category(self, code: Any) -> str:
+        return self._category_set(code)
 
     def _unsupported(self, what: str) -> RulePackError:
         return RulePackError(f"pattern {self.pattern!r}: unsupported python-re construct: {what}")
@@ -250,8 +282,47 @@ class _Translator:
 _SUPPORTED_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL
 
 
+@functools.cache
+def _fast_replacements() -> tuple[tuple[str, str], ...]:
+    """(exact, fast) spellings of each category whose exact form needs corrections.
+
+    The fast form is the bare Unicode property. It is only a valid stand-in when
+    it accepts a superset of ``re``'s category (nothing is missing) — then a text
+    without any of the extra characters (``exactness_guard``) matches identically.
+    """
+    pairs = []
+    for name, base in _PROPERTY_BASE.items():
+        exact = _category_expression(name)
+        if exact != f"[{base}]" and "||" not in exact:
+            pairs.append((exact, f"[{base}]"))
+    return tuple(pairs)
+
+
+@functools.cache
+def exactness_guard() -> str | None:
+    """A set matching every character on which the fast variants may differ from ``re``."""
+    import regex
+
+    text = _all_codepoints_text()
+    extra: set[int] = set()
+    for name, base in _PROPERTY_BASE.items():
+        in_regex = {ord(ch) for ch in regex.findall(f"[{base}]", text)}
+        members = {cp for lo, hi in _category_members(name) for cp in range(lo, hi + 1)}
+        extra |= in_regex - members
+    return f"[{_set_body(_ranges(extra))}]" if extra else None
+
+
+def fast_variant(exact: str) -> str | None:
+    """The same pattern with property-based categories (quick to compile), if any differ."""
+    fast = exact
+    for exact_form, fast_form in _fast_replacements():
+        fast = fast.replace(exact_form, fast_form)
+    return fast if fast != exact else None
+
+
 def translate(pattern: str, flags: int = 0) -> str:
-    """Return a ``regex`` (V0) pattern that matches exactly what ``re`` would."""
+    """Return a ``regex`` pattern (compile it with ``regex.V1``) that matches
+    exactly what ``re`` would."""
     if flags & ~_SUPPORTED_FLAGS & ~re.UNICODE:
         raise RulePackError(f"pattern {pattern!r}: unsupported python-re flags {flags:#x}")
     try:

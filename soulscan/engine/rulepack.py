@@ -26,6 +26,7 @@ from typing import Any
 import regex
 import yaml
 
+from soulscan.engine import cache
 from soulscan.errors import RulePackError
 from soulscan.models import Confidence, Severity
 
@@ -52,6 +53,7 @@ _REGEX_FLAG_BITS = {
     "ignorecase": regex.IGNORECASE, "multiline": regex.MULTILINE, "dotall": regex.DOTALL,
     "fullcase": regex.FULLCASE, "verbose": regex.VERBOSE,
 }
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RULE_ID = regex.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _NAME = regex.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
@@ -79,6 +81,11 @@ class Rule:
     kinds: frozenset[str]  # empty: every kind
     origin: str  # "runtime" (the runtime's own table) or "hardened"
     compiled: regex.Pattern[str] = field(compare=False, repr=False)
+    # python-re packs: ``compiled`` may be a quick-to-compile variant that is exact
+    # on any text without a character of ``exact_guard``; otherwise ``exact_source``
+    # (compiled on demand by the matcher) is used.
+    exact_source: str | None = field(default=None, compare=False, repr=False)
+    exact_guard: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -119,20 +126,20 @@ class _PackReader:
         where = f"{self.path}" + (f": rule {rule_id!r}" if rule_id else "")
         return RulePackError(f"{where}: {what}")
 
-    def read(self) -> dict[str, Any]:
+    def read(self) -> tuple[dict[str, Any], str]:
         try:
             raw = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise self.fail(f"cannot read rule pack: {exc}") from exc
         try:
-            data = yaml.safe_load(raw)
+            data = yaml.load(raw, Loader=_YAML_LOADER)
         except yaml.YAMLError as exc:
             first_line = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
             raise self.fail(f"invalid YAML: {first_line}") from exc
         if not isinstance(data, dict):
             raise self.fail("a rule pack must be a mapping with 'pack' and 'rules'")
         self.check_keys(data, PACK_KEYS, "top level")
-        return data
+        return data, raw
 
     def check_keys(self, data: Mapping[str, Any], allowed: set[str], where: str,
                    rule_id: str | None = None) -> None:
@@ -169,16 +176,28 @@ def _flags(reader: _PackReader, names: tuple[str, ...], table: Mapping[str, int]
     return bits
 
 
+_Compiled = tuple[regex.Pattern[str], str | None, str | None]
+
+
 def _compile(reader: _PackReader, dialect: str, pattern: str, flag_names: tuple[str, ...],
-             rule_id: str) -> regex.Pattern[str]:
+             rule_id: str, translations: dict[str, Any]) -> _Compiled:
+    """The compiled pattern, plus the exact source and its guard for python-re packs."""
     from soulscan.engine import pyre
 
     try:
         if dialect == "python-re":
-            translated = pyre.translate(pattern, _flags(reader, flag_names, _FLAG_BITS, rule_id))
-            return regex.compile(translated, regex.V0)
+            bits = _flags(reader, flag_names, _FLAG_BITS, rule_id)
+            key = f"{bits}:{pattern}"
+            if key not in translations:
+                exact = pyre.translate(pattern, bits)
+                fast = pyre.fast_variant(exact)
+                translations[key] = [exact, fast, pyre.exactness_guard() if fast else None]
+            exact, fast, guard = translations[key]
+            if fast is None:
+                return regex.compile(exact, regex.V1), None, None
+            return regex.compile(fast, regex.V1), exact, guard
         bits = _flags(reader, flag_names, _REGEX_FLAG_BITS, rule_id)
-        return regex.compile(pattern, bits | regex.V0)
+        return regex.compile(pattern, bits | regex.V0), None, None
     except RulePackError as exc:
         raise reader.fail(f"bad pattern: {exc}", rule_id) from exc
     except (regex.error, re.error, OverflowError, ValueError) as exc:
@@ -193,10 +212,17 @@ def _header(reader: _PackReader, data: dict[str, Any]) -> dict[str, Any]:
     return header
 
 
+@functools.cache
+def _pyre_source() -> bytes:
+    from soulscan.engine import pyre
+
+    return Path(pyre.__file__).read_bytes()
+
+
 def load_pack(path: str | os.PathLike[str]) -> RulePack:
     """Read, validate and compile one pack; raise ``RulePackError`` on any problem."""
     reader = _PackReader(Path(path))
-    data = reader.read()
+    data, raw_text = reader.read()
     header = _header(reader, data)
     pack_id = reader.text(header, "id")
     dialect = reader.text(header, "dialect", required=False, default="regex")
@@ -214,9 +240,15 @@ def load_pack(path: str | os.PathLike[str]) -> RulePack:
         raise reader.fail("'rules' must be a non-empty list")
     rules: list[Rule] = []
     seen: set[str] = set()
+    cache_name = f"pyre-{cache.environment_key(raw_text, _pyre_source())}.json"
+    cached = cache.load(cache_name) if dialect == "python-re" else None
+    translations: dict[str, Any] = dict(cached) if isinstance(cached, dict) else {}
+    known = len(translations)
     for index, raw in enumerate(raw_rules):
         rules.append(_rule(reader, raw, index, pack_id, dialect, origin, scopes, pack_flags,
-                           pack_view, seen))
+                           pack_view, seen, translations))
+    if dialect == "python-re" and len(translations) != known:
+        cache.store(cache_name, translations)
     invisible = frozenset(_codepoint(reader, v) for v in reader.strings(
         data.get("invisible_chars"), "invisible_chars"))
     window = data.get("scan_window")
@@ -241,7 +273,7 @@ def _codepoint(reader: _PackReader, text: str) -> str:
 
 def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str, origin: str,
           scopes: tuple[str, ...], pack_flags: tuple[str, ...], pack_view: str,
-          seen: set[str]) -> Rule:
+          seen: set[str], translations: dict[str, Any]) -> Rule:
     if not isinstance(raw, dict):
         raise reader.fail(f"rule #{index + 1} must be a mapping")
     rule_id = raw.get("id")
@@ -282,6 +314,8 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
     tags = reader.strings(raw.get("tags"), "tags", rule_id)
     if isinstance(category, str):
         tags = (*tags, category)
+    compiled, exact_source, exact_guard = _compile(reader, dialect, pattern, flags, rule_id,
+                                                   translations)
     return Rule(
         id=rule_id, name=name, pack=pack_id, scope=scope, severity=severity,
         confidence=confidence, message=reader.text(raw, "message", rule_id), pattern=pattern,
@@ -290,7 +324,7 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
                           reader.strings(examples.get("no-match"), "no-match", rule_id)),
         tags=tags, view=reader.text(raw, "view", rule_id, required=False, default=pack_view),
         kinds=kinds, origin=origin,
-        compiled=_compile(reader, dialect, pattern, flags, rule_id),
+        compiled=compiled, exact_source=exact_source, exact_guard=exact_guard,
     )
 
 

@@ -1,0 +1,90 @@
+"""Rule-pack validation: every mistake is a one-line RulePackError naming file and rule."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from soulscan.engine.matcher import RuleTimeoutError, rule_search
+from soulscan.engine.rulepack import load_pack, runtime_pack
+from soulscan.errors import RulePackError
+
+GOOD_RULE = """
+  - id: SSX001
+    name: demo-rule
+    scope: context
+    severity: high
+    confidence: medium
+    message: Demo.
+    pattern: 'evil'
+    examples: {match: [evil], no-match: [good]}
+"""
+
+
+def _pack(tmp_path: Path, rules: str, header: str = "pack: {id: demo, name: Demo}\n") -> Path:
+    path = tmp_path / "pack.yaml"
+    path.write_text(header + "rules:\n" + textwrap.dedent(rules), encoding="utf-8")
+    return path
+
+
+def test_good_pack_loads(tmp_path: Path) -> None:
+    pack = load_pack(_pack(tmp_path, GOOD_RULE))
+    assert [r.id for r in pack.rules] == ["SSX001"]
+    assert pack.origin == "hardened"
+    assert rule_search(pack.rules[0], "an evil plan")
+
+
+@pytest.mark.parametrize(
+    ("rules", "header", "message"),
+    [
+        pytest.param(GOOD_RULE.replace("message:", "mesage:"), None, "unknown key 'mesage' in rule",
+                     id="unknown-rule-key"),
+        pytest.param(GOOD_RULE.replace("'evil'", "'(evil'"), None, "bad pattern", id="bad-regex"),
+        pytest.param(GOOD_RULE.replace("scope: context", "scope: everywhere"), None,
+                     "unknown scope 'everywhere'", id="bad-scope"),
+        pytest.param(GOOD_RULE + GOOD_RULE, None, "duplicate rule id", id="duplicate-id"),
+        pytest.param(GOOD_RULE.replace("severity: high", "severity: dire"), None,
+                     "unknown severity", id="bad-severity"),
+        pytest.param(GOOD_RULE.replace("demo-rule", "Demo Rule"), None, "kebab-case",
+                     id="bad-name"),
+        pytest.param(GOOD_RULE, "pack: {id: demo, name: Demo, dialect: perl}\n",
+                     "unknown dialect 'perl'", id="bad-dialect"),
+        pytest.param(GOOD_RULE, "pack: {id: demo, name: Demo, colour: red}\n",
+                     "unknown key 'colour' in pack header", id="unknown-header-key"),
+        pytest.param(GOOD_RULE.replace("    pattern: 'evil'\n", ""), None, "missing 'pattern'",
+                     id="missing-pattern"),
+        pytest.param(GOOD_RULE + "    kinds: [readme]\n", None, "unknown kind 'readme'",
+                     id="bad-kind"),
+    ],
+)
+def test_invalid_pack_is_rejected(tmp_path: Path, rules: str, header: str | None,
+                                  message: str) -> None:
+    path = _pack(tmp_path, rules, header or "pack: {id: demo, name: Demo}\n")
+    with pytest.raises(RulePackError) as info:
+        load_pack(path)
+    assert message in str(info.value)
+    assert str(path) in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_not_yaml(tmp_path: Path) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_text("rules: [\n", encoding="utf-8")
+    with pytest.raises(RulePackError, match="invalid YAML"):
+        load_pack(path)
+
+
+def test_catastrophic_pattern_is_stopped_by_the_time_limit(tmp_path: Path) -> None:
+    pack = load_pack(_pack(tmp_path, GOOD_RULE.replace("'evil'", "'(a|aa)+$'")))
+    with pytest.raises(RuleTimeoutError, match="SSX001"):
+        rule_search(pack.rules[0], "a" * 40 + "!", timeout=0.2)
+
+
+def test_runtime_pack_matches_the_runtime_table_shape() -> None:
+    pack = runtime_pack()
+    scopes = [rule.scope for rule in pack.rules]
+    assert (scopes.count("all"), scopes.count("context"), scopes.count("strict")) == (11, 17, 8)
+    assert len(pack.invisible_chars) == 17
+    assert pack.scan_window == 65_536
