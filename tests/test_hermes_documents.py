@@ -274,7 +274,7 @@ def test_memory_regions(text: str, expected: list[tuple[str, bool]]) -> None:
 
 def test_memory_header_uses_the_configured_limit(tmp_path: Path) -> None:
     _write(tmp_path, "config.yaml", "memory:\n  user_char_limit: 10\n")
-    doc = load_document("-", "user", hermes_home=tmp_path, data="twelve chars".encode())
+    doc = load_document("-", "user", hermes_home=tmp_path, data=b"twelve chars")
     assert "USER PROFILE (who the user is) [100% \u2014 12/10 chars]" in doc.output
 
 

@@ -21,7 +21,11 @@ from soulscan.hermes import (
     strip_yaml_frontmatter,
     truncate_content,
 )
-from soulscan.hermes.soul import DEFAULT_SOUL_SHA256, SOUL_SEED_WARNING_PREFIX, is_legacy_template_soul
+from soulscan.hermes.soul import (
+    DEFAULT_SOUL_SHA256,
+    SOUL_SEED_WARNING_PREFIX,
+    is_legacy_template_soul,
+)
 
 PREAMBLE = (
     "# Project Context\n\n"

@@ -139,6 +139,7 @@ def _context_document(
         visible=visible,
     )
     loaded = covered_length(visible)
+    detail: str | None
     if ids:
         action, detail = "block", f"the whole file is replaced by: {content}"
     elif cut is not None:
