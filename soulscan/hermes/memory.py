@@ -22,6 +22,7 @@ from soulscan.hermes import memory_results as results
 from soulscan.hermes.atomic import atomic_write_text, exclusive_lock
 from soulscan.hermes.memory_format import (
     BLOCKED_PREFIX,
+    DEFAULT_CHAR_LIMITS,
     TARGET_FILENAMES,
     dedupe,
     joined_length,
@@ -31,8 +32,9 @@ from soulscan.hermes.memory_format import (
     split_entries,
 )
 from soulscan.hermes.memory_drift import detect_drift
-from soulscan.hermes.scanner import first_threat_message, scan_for_threats
 from soulscan.hermes.memory_format import blocked_entry_placeholder
+from soulscan.hermes.scanner import first_threat_message, scan_for_threats
+from soulscan.hermes.truncation import read_hermes_config
 
 Result = dict[str, Any]
 
@@ -50,6 +52,21 @@ def read_entries(path: Path) -> list[str]:
     except OSError:
         return []
     return split_entries(raw)
+
+
+def configured_char_limits(hermes_home: str | os.PathLike[str]) -> tuple[int, int]:
+    """``memory.memory_char_limit`` / ``user_char_limit`` from config.yaml, as the runtime reads them.
+
+    Any unreadable or non-integer value makes the runtime keep both defaults.
+    """
+    section = read_hermes_config(Path(hermes_home)).get("memory") or {}
+    try:
+        return (
+            int(section.get("memory_char_limit", DEFAULT_CHAR_LIMITS["memory"])),
+            int(section.get("user_char_limit", DEFAULT_CHAR_LIMITS["user"])),
+        )
+    except (AttributeError, TypeError, ValueError):
+        return DEFAULT_CHAR_LIMITS["memory"], DEFAULT_CHAR_LIMITS["user"]
 
 
 def sanitise_entries(entries: Sequence[str], filename: str) -> list[str]:
