@@ -1,0 +1,189 @@
+"""The hardened verdict: every hardened rule over the views of one text, spans in original offsets.
+
+Smuggled and encoded payloads (tag characters, variation selectors, hidden bit runs, base64,
+hex, ...) are decoded and the decoded text is scanned again by every rule; a hit there is
+reported on the span of the encoded run, with the decoded text attached.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from soulscan.engine.matcher import rule_finditer
+from soulscan.engine.rulepack import Rule, builtin_packs
+from soulscan.hardened.decode import decode_blobs
+from soulscan.hardened.frontmatter_view import frontmatter_span
+from soulscan.hardened.runtime_aware import HINT_MAX_CHARS, unscanned_start
+from soulscan.hardened.secrets import find_secrets
+from soulscan.hardened.unicode import analyse_unicode
+from soulscan.hardened.views import VIEW_NAMES, Views
+from soulscan.hermes.memory_format import ENTRY_DELIMITER
+from soulscan.hermes.scanner import MAX_SCAN_CHARS
+
+if TYPE_CHECKING:
+    RuntimeDocument = Any  # soulscan.hermes.documents.RuntimeDocument, optional
+
+MAX_DECODE_DEPTH = 2
+KINDS = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user", "skill", "payload")
+
+
+@dataclass(frozen=True)
+class HardenedMatch:
+    rule: Rule  # soulscan.engine.rulepack.Rule (id, name, severity, confidence, message…)
+    start: int  # code-point offsets into the ORIGINAL text passed in
+    end: int
+    decoded: str | None = None  # decoded smuggled/encoded payload, if any
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class _Payload:
+    start: int
+    end: int
+    text: str
+    how: str
+
+
+@functools.cache
+def hardened_rules() -> tuple[Rule, ...]:
+    return tuple(rule for pack in builtin_packs() if pack.origin == "hardened" for rule in pack.rules)
+
+
+def _applies(rule: Rule, kind: str) -> bool:
+    return not rule.kinds or kind in rule.kinds
+
+
+def _labelled(rule: Rule, label: str) -> bool:
+    return rule.compiled.search(label) is not None
+
+
+def _text_matches(rule: Rule, views: Views) -> list[HardenedMatch]:
+    view = views.get(rule.view)
+    found = []
+    for a, b in rule_finditer(rule, view.text):
+        while a < b and view.text[a] == " " and rule.view == "words":
+            a += 1
+        while b > a and view.text[b - 1] == " " and rule.view == "words":
+            b -= 1
+        start, end = view.span(a, b)
+        found.append(HardenedMatch(rule, start, max(end, start)))
+    return found
+
+
+def _memory_tails(text: str) -> list[tuple[int, int]]:
+    """Spans of memory entries past each entry's own scan window (W1e)."""
+    spans, position = [], 0
+    for entry in text.split(ENTRY_DELIMITER):
+        if len(entry) > MAX_SCAN_CHARS and entry[MAX_SCAN_CHARS:].strip():
+            spans.append((position + MAX_SCAN_CHARS, position + len(entry)))
+        position += len(entry) + len(ENTRY_DELIMITER)
+    return spans
+
+
+def _runtime_matches(rule: Rule, text: str, kind: str) -> list[HardenedMatch]:
+    if rule.view == "beyond-scan-window":
+        if kind in ("memory", "user"):
+            return [HardenedMatch(rule, a, b, detail="memory entry past its scan window") for a, b in _memory_tails(text)]
+        if len(text) > MAX_SCAN_CHARS and text[MAX_SCAN_CHARS:].strip():
+            return [HardenedMatch(rule, MAX_SCAN_CHARS, len(text), detail=f"{len(text) - MAX_SCAN_CHARS} chars unscanned")]
+        return []
+    if rule.view == "beyond-hint-cut":
+        if len(text) > HINT_MAX_CHARS and text[HINT_MAX_CHARS:].strip():
+            return [HardenedMatch(rule, HINT_MAX_CHARS, len(text), detail=f"{len(text) - HINT_MAX_CHARS} chars dropped")]
+        return []
+    if rule.view == "frontmatter":
+        span = frontmatter_span(text)
+        if span and rule.compiled.search(text[span[0] : span[1]]):
+            return [HardenedMatch(rule, span[0], span[1])]
+    return []
+
+
+class _Analysis:
+    def __init__(self, text: str, kind: str, depth: int) -> None:
+        self.text = text
+        self.kind = kind
+        self.depth = depth
+        self.views = Views(text)
+        self.issues = analyse_unicode(text)
+        self.blobs = decode_blobs(text) if depth < MAX_DECODE_DEPTH else []
+        self.secrets = find_secrets(text)
+
+    def payloads(self) -> list[_Payload]:
+        found = [_Payload(i.start, i.end, i.decoded, i.kind) for i in self.issues if i.decoded]
+        found += [_Payload(b.start, b.end, b.text, b.encoding) for b in self.blobs]
+        return found
+
+    def rule_matches(self, rule: Rule) -> list[HardenedMatch]:
+        if rule.view in VIEW_NAMES:
+            return _text_matches(rule, self.views)
+        if rule.view == "unicode":
+            return [
+                HardenedMatch(rule, i.start, i.end, decoded=i.decoded, detail=i.detail)
+                for i in self.issues
+                if _labelled(rule, i.kind)
+            ]
+        if rule.view == "secrets":
+            return [HardenedMatch(rule, h.start, h.end, detail=h.name) for h in self.secrets if _labelled(rule, h.name)]
+        if rule.view == "encoded":
+            return [
+                HardenedMatch(rule, b.start, b.end, decoded=b.text, detail=b.encoding)
+                for b in self.blobs
+                if _labelled(rule, b.encoding)
+            ]
+        return _runtime_matches(rule, self.text, self.kind)
+
+    def run(self) -> list[HardenedMatch]:
+        matches: list[HardenedMatch] = []
+        for rule in hardened_rules():
+            if _applies(rule, self.kind):
+                matches.extend(self.rule_matches(rule))
+        if self.depth < MAX_DECODE_DEPTH:
+            for payload in self.payloads():
+                inner = _Analysis(payload.text, "payload", self.depth + 1).run()
+                for match in inner:
+                    if match.rule.view in ("encoded", "unicode"):
+                        continue
+                    matches.append(
+                        HardenedMatch(match.rule, payload.start, payload.end, decoded=payload.text,
+                                      detail=f"inside decoded {payload.how} payload")
+                    )
+        return matches
+
+
+def _mark_unscanned(matches: list[HardenedMatch], kind: str) -> list[HardenedMatch]:
+    limit = unscanned_start(kind)
+    if limit is None:
+        return matches
+    marked = []
+    for match in matches:
+        if match.end > limit and match.rule.view != "beyond-scan-window":
+            note = "past the runtime's 65,536-char scan window"
+            detail = f"{match.detail}; {note}" if match.detail else note
+            match = HardenedMatch(match.rule, match.start, match.end, match.decoded, detail)
+        marked.append(match)
+    return marked
+
+
+def _dedupe(matches: list[HardenedMatch]) -> list[HardenedMatch]:
+    seen: set[tuple[str, int, int]] = set()
+    unique = []
+    for match in sorted(matches, key=lambda m: (m.start, m.end, m.rule.id)):
+        key = (match.rule.id, match.start, match.end)
+        if key not in seen:
+            seen.add(key)
+            unique.append(match)
+    return unique
+
+
+def analyze(text: str, *, kind: str, runtime: RuntimeDocument | None = None) -> list[HardenedMatch]:
+    """Every hardened finding for `text` read as a file of `kind`, sorted by position.
+
+    `runtime` (the runtime model of the file) is accepted for the scan pipeline; the
+    runtime-aware rules derive what they need (scan window, hint cut, frontmatter, memory
+    entries) from the text and kind, so None gives the same findings.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown file kind {kind!r} (known: {', '.join(KINDS)})")
+    matches = _Analysis(text, kind, 0).run()
+    return _dedupe(_mark_unscanned(matches, kind))

@@ -1,0 +1,133 @@
+"""Score a labelled corpus: recall on `injection` items, false-positive rate on `benign` items.
+
+An item is *flagged* by the hardened profile when it gets a hardened finding of severity medium
+or above, and by the runtime profile when Hermes 0.19.0 would block it (context files: any
+finding at `context` scope, a single leading BOM tolerated; memory files: any entry blocked at
+`strict` scope). Rates are reported per corpus and per category, side by side.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import regex
+
+from soulscan.errors import InputError
+from soulscan.hardened.analyze import analyze
+from soulscan.hermes.memory_format import parse_entries
+from soulscan.hermes.scanner import scan_for_threats
+from soulscan.models import Severity
+
+FLAG_SEVERITY = Severity.MEDIUM
+LABELS = ("injection", "benign")
+# Corpus `kind` values (../shared/corpora README) -> the analyser's file kinds.
+KIND_MAP = {
+    "cursorrules": "cursorrules", "cursor_mdc": "mdc", "soul_md": "soul", "agents_md": "agents",
+    "memory_md": "memory", "heartbeat_md": "agents", "tools_md": "agents", "style_md": "agents",
+    "identity_md": "agents", "skill_md": "skill", "skill_asset": "skill", "payload": "payload",
+    "source_code": "payload", "soul": "soul", "hermes": "hermes", "agents": "agents",
+    "claude": "claude", "mdc": "mdc", "memory": "memory", "user": "user", "skill": "skill",
+}
+_CORPUS_FROM_ID = regex.compile(r"^(.+)-[0-9]+$")
+
+
+@dataclass(frozen=True)
+class Item:
+    corpus: str
+    id: str
+    text: str
+    label: str
+    kind: str
+    category: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    item: Item
+    hardened: bool
+    runtime: bool
+    rule_ids: tuple[str, ...]
+
+
+@dataclass
+class Tally:
+    total: int = 0
+    hardened: int = 0
+    runtime: int = 0
+    item_ids: list[str] = field(default_factory=list)
+
+    def add(self, verdict: Verdict) -> None:
+        self.total += 1
+        self.hardened += verdict.hardened
+        self.runtime += verdict.runtime
+
+
+def read_items(path: Path) -> Iterator[Item]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read corpus: {exc}") from exc
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            label, text = raw["label"], raw["text"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}:{number}: not a corpus item (need id, text, label): {exc}") from exc
+        if label not in LABELS or not isinstance(text, str):
+            raise InputError(f"{path}:{number}: label must be one of {', '.join(LABELS)} and text a string")
+        item_id = str(raw.get("id", f"{path.stem}-{number}"))
+        match = _CORPUS_FROM_ID.match(item_id)
+        corpus = match.group(1) if match else path.parent.name or path.stem
+        kind = KIND_MAP.get(str(raw.get("kind", "payload")), "payload")
+        yield Item(corpus, item_id, text, label, kind, str(raw.get("category") or "-"))
+
+
+def runtime_blocks(text: str, kind: str) -> bool:
+    """Would Hermes 0.19.0 keep this file (or one of its memory entries) out of the prompt?"""
+    if kind in ("memory", "user"):
+        return any(scan_for_threats(entry, "strict") for entry in parse_entries(text))
+    stripped = text.strip()
+    if stripped.startswith("\ufeff"):
+        stripped = stripped[1:]
+    return bool(scan_for_threats(stripped, "context"))
+
+
+def judge(item: Item, profile: str) -> Verdict:
+    runtime = runtime_blocks(item.text, item.kind)
+    if profile == "runtime":
+        return Verdict(item, False, runtime, ())
+    flagged = [m.rule.id for m in analyze(item.text, kind=item.kind) if m.rule.severity >= FLAG_SEVERITY]
+    return Verdict(item, bool(flagged), runtime, tuple(sorted(set(flagged))))
+
+
+@dataclass(frozen=True)
+class Row:
+    corpus: str
+    category: str
+    label: str
+    total: int
+    hardened: int
+    runtime: int
+
+    @property
+    def metric(self) -> str:
+        return "recall" if self.label == "injection" else "fp_rate"
+
+
+def score(items: Iterable[Item], profile: str) -> tuple[list[Row], list[Verdict]]:
+    tallies: dict[tuple[str, str, str], Tally] = {}
+    verdicts = []
+    for item in items:
+        verdict = judge(item, profile)
+        verdicts.append(verdict)
+        for category in ("*", item.category) if item.category != "-" else ("*",):
+            tallies.setdefault((item.corpus, category, item.label), Tally()).add(verdict)
+    rows = [
+        Row(corpus, category, label, t.total, t.hardened, t.runtime)
+        for (corpus, category, label), t in sorted(tallies.items())
+    ]
+    return rows, verdicts

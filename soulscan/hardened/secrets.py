@@ -1,0 +1,89 @@
+"""Hard-coded credential formats, and the redaction every reporter applies before printing.
+
+The formats are the well-known vendor prefixes (as catalogued by gitleaks and detect-secrets):
+each is distinctive enough that a match is a real key or a deliberate look-alike. Redaction
+keeps the vendor prefix so a reader knows *what* leaked, and nothing of the secret itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+
+@dataclass(frozen=True)
+class SecretFormat:
+    name: str
+    pattern: regex.Pattern[str]
+    keep: int  # characters of the match kept visible: the vendor prefix
+
+
+def _fmt(name: str, pattern: str, keep: int) -> SecretFormat:
+    return SecretFormat(name, regex.compile(pattern), keep)
+
+
+SECRET_FORMATS: tuple[SecretFormat, ...] = (
+    _fmt("private-key", r"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+         r"[\s\S]{0,16384}?-----END (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----", 11),
+    _fmt("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b", 4),
+    _fmt("github-token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", 4),
+    _fmt("github-fine-grained-token", r"\bgithub_pat_[A-Za-z0-9_]{82}\b", 11),
+    _fmt("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20}\b", 6),
+    _fmt("slack-token", r"\bxox[abposr]-(?:[0-9A-Za-z]{1,40}-){1,4}[0-9A-Za-z]{6,64}\b", 5),
+    _fmt("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/_-]{20,120}", 23),
+    _fmt("discord-webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{8,20}/[A-Za-z0-9_-]{40,80}", 33),
+    _fmt("anthropic-key", r"\bsk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,120}\b", 7),
+    _fmt("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,74}T3BlbkFJ[A-Za-z0-9_-]{20,74}\b", 3),
+    _fmt("openai-key", r"\bsk-proj-[A-Za-z0-9_-]{80,200}\b", 8),
+    _fmt("openrouter-key", r"\bsk-or-v1-[0-9a-f]{64}\b", 9),
+    _fmt("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}\b", 4),
+    _fmt("huggingface-token", r"\bhf_[A-Za-z]{34}\b", 3),
+    _fmt("stripe-secret-key", r"\b(?:sk|rk)_live_[0-9A-Za-z]{24,99}\b", 8),
+    _fmt("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", 4),
+    _fmt("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", 5),
+    _fmt("telegram-bot-token", r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b", 0),
+    _fmt("groq-key", r"\bgsk_[A-Za-z0-9]{52}\b", 4),
+    _fmt("xai-key", r"\bxai-[A-Za-z0-9]{80}\b", 4),
+)
+
+# Values that only look like keys: documentation placeholders.
+_PLACEHOLDER = regex.compile(r"(?i)x{6,}|\.{3}|<[^>]{1,40}>|your[_-]?(?:api[_-]?)?key|example|placeholder|dummy|0{8,}|1234567890")
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    name: str
+    start: int
+    end: int
+
+
+def find_secrets(text: str) -> list[SecretHit]:
+    """Every credential-shaped value in `text`, placeholders excluded, in text order."""
+    hits: list[SecretHit] = []
+    for fmt in SECRET_FORMATS:
+        for match in fmt.pattern.finditer(text):
+            if fmt.name != "private-key" and _PLACEHOLDER.search(match.group()):
+                continue
+            if any(h.start < match.end() and match.start() < h.end for h in hits):
+                continue
+            hits.append(SecretHit(fmt.name, match.start(), match.end()))
+    return sorted(hits, key=lambda hit: hit.start)
+
+
+def _mask(fmt: SecretFormat, value: str) -> str:
+    if fmt.name == "private-key":
+        return "-----BEGIN PRIVATE KEY----- [REDACTED]"
+    return value[: fmt.keep] + "[REDACTED]"
+
+
+_ASSIGNED = regex.compile(
+    r"(?i)((?:api[_-]?key|access[_-]?key|secret|token|password|passwd|pwd|auth)[\w-]{0,24}\s{0,4}[=:]\s{0,4}[\"']?)"
+    r"([A-Za-z0-9+/=_.-]{12,512})"
+)
+
+
+def redact(text: str) -> str:
+    """`text` with every known key format and every `secret = value` assignment masked."""
+    for fmt in SECRET_FORMATS:
+        text = fmt.pattern.sub(lambda m, f=fmt: _mask(f, m.group()), text)  # type: ignore[misc]
+    return _ASSIGNED.sub(lambda m: m.group(1) + "[REDACTED]", text)

@@ -1,0 +1,190 @@
+"""Grapheme-aware analysis of invisible, tag, variation-selector, bidi and control characters.
+
+The text is walked one extended grapheme cluster at a time, so the characters that make up a
+legitimate emoji (ZWJ sequences, VS16, keycaps, skin tones, tag-sequence subdivision flags) are
+recognised as such and never reported. Everything else that renders as nothing is reported once
+per run, and the two known smuggling encodings are decoded:
+
+* Unicode tag characters U+E0020..U+E007E spell ASCII ("ASCII smuggling");
+* variation selectors carry one byte each (U+FE00..FE0F = 0..15, U+E0100..E01EF = 16..255).
+
+A run of only two alternating invisible characters (e.g. U+2062/U+2064) is read as bits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from soulscan.hardened.emoji_data import RGI_TAG_SEQUENCES
+
+# Finding classes; each maps to one rule of rules/hardened/unicode.yaml.
+TAG_SMUGGLING = "tag-smuggling"
+VARIATION_PAYLOAD = "variation-selector-payload"
+BIDI_CONTROL = "bidi-control"
+BIDI_MARK = "bidi-mark"
+INVISIBLE = "invisible-character"
+WORD_SPLIT = "invisible-splits-word"
+CONTROL = "control-character"
+ANSI = "ansi-escape"
+
+
+@dataclass(frozen=True)
+class UnicodeIssue:
+    kind: str
+    start: int
+    end: int
+    decoded: str | None
+    detail: str
+
+
+_GRAPHEME = regex.compile(r"\X")
+_SUSPECT = regex.compile(
+    r"[\p{Default_Ignorable_Code_Point}\p{Cf}\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2800\U000E0000-\U000E007F]"
+)
+_EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji}\p{Emoji_Modifier}\p{Regional_Indicator}]")
+_PICTOGRAPHIC = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{Regional_Indicator}]")
+# Scripts whose orthography uses ZWJ/ZWNJ between letters (Arabic, Persian, Indic, Sinhala, ...).
+_JOINING_SCRIPT = regex.compile(
+    r"[\p{L}\p{M}--[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}]]", regex.V1
+)
+_LETTER = regex.compile(r"[\p{L}\p{N}]")
+_BIDI_EMBEDDING = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BIDI_MARKS = frozenset("\u200e\u200f\u061c")
+_VARIATION = regex.compile(r"[\uFE00-\uFE0F\U000E0100-\U000E01EF]")
+_CONTROL = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_TAG = regex.compile(r"[\U000E0000-\U000E007F]")
+
+
+def _selector_byte(char: str) -> int:
+    code = ord(char)
+    return code - 0xFE00 if code <= 0xFE0F else code - 0xE0100 + 16
+
+
+def _decode_tags(run: str) -> str:
+    return "".join(chr(ord(c) - 0xE0000) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
+
+
+def _readability(text: str) -> int:
+    if any(not ch.isprintable() for ch in text):
+        return -1
+    return sum(ch.isascii() and (ch.isalnum() or ch == " ") for ch in text)
+
+
+def _decode_selectors(run: str) -> str:
+    """Two byte layouts are in use: 0-15 on U+FE00.. and 16-255 on U+E0100.., or all on U+E0100.."""
+    split = bytes(_selector_byte(c) for c in run).decode("utf-8", errors="replace")
+    if all(ord(c) >= 0xE0100 for c in run):
+        direct = "".join(chr(ord(c) - 0xE0100) for c in run)
+        if _readability(direct) > _readability(split):
+            return direct
+    return split
+
+
+def _decode_bits(run: str) -> str | None:
+    """Two alternating invisibles read as 7- or 8-bit characters, trying both polarities."""
+    symbols = sorted(set(run))
+    if len(symbols) != 2 or len(run) < 14:
+        return None
+    best: str | None = None
+    for width in (7, 8):
+        if len(run) % width:
+            continue
+        for one in symbols:
+            bits = "".join("1" if c == one else "0" for c in run)
+            text = "".join(chr(int(bits[i : i + width], 2)) for i in range(0, len(bits), width))
+            if _readability(text) > (_readability(best) if best is not None else 0):
+                best = text
+    return best
+
+
+def _legit_in_emoji(text: str, index: int, cluster: str) -> bool:
+    """Is the character at `index` part of a legitimate emoji or script-shaping sequence?"""
+    char = text[index]
+    before = text[index - 1] if index > 0 else ""
+    after = text[index + 1] if index + 1 < len(text) else ""
+    if char in "\ufe0e\ufe0f":
+        return bool(before) and bool(_EMOJI.match(before)) and not _VARIATION.match(after or "a")
+    if char == "\u200d":
+        if _PICTOGRAPHIC.match(after or "a") and bool(_EMOJI.match(cluster[0])):
+            return True
+        return bool(before and after and _JOINING_SCRIPT.match(before) and _JOINING_SCRIPT.match(after))
+    if char == "\u200c":
+        return bool(before and after and _JOINING_SCRIPT.match(before) and _JOINING_SCRIPT.match(after))
+    if _TAG.match(char):
+        return cluster in RGI_TAG_SEQUENCES
+    if 0xFE00 <= ord(char) <= 0xFE0D or 0xE0100 <= ord(char) <= 0xE01EF:
+        # Standardised variants of CJK ideographs and mathematical symbols: one selector only.
+        return bool(before) and not before.isascii() and not _VARIATION.match(after or "a")
+    if char == "\ufeff":
+        return index == 0
+    return False
+
+
+def _classify(char: str) -> str:
+    if char in _BIDI_EMBEDDING:
+        return BIDI_CONTROL
+    if char in _BIDI_MARKS:
+        return BIDI_MARK
+    if _TAG.match(char):
+        return TAG_SMUGGLING
+    if _VARIATION.match(char):
+        return VARIATION_PAYLOAD
+    if char in "\x1b\x9b":
+        return ANSI
+    if _CONTROL.match(char):
+        return CONTROL
+    return INVISIBLE
+
+
+def _suspects(text: str) -> list[tuple[int, str]]:
+    """(index, class) for each character that renders as nothing and is not a legit emoji part."""
+    found: list[tuple[int, str]] = []
+    if not _SUSPECT.search(text):
+        return found
+    for cluster_match in _GRAPHEME.finditer(text):
+        cluster = cluster_match.group()
+        if not _SUSPECT.search(cluster):
+            continue
+        base = cluster_match.start()
+        for offset, char in enumerate(cluster):
+            if _SUSPECT.match(char) and not _legit_in_emoji(text, base + offset, cluster):
+                found.append((base + offset, _classify(char)))
+    return found
+
+
+def _issue_for_run(text: str, kind: str, start: int, end: int) -> UnicodeIssue:
+    run = text[start:end]
+    names = ", ".join(sorted({f"U+{ord(c):04X}" for c in run})[:6])
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    inside_word = bool(_LETTER.match(before) and _LETTER.match(after))
+    if kind == TAG_SMUGGLING:
+        decoded = _decode_tags(run)
+        return UnicodeIssue(kind, start, end, decoded or None, f"{len(run)} tag characters ({names})")
+    if kind == VARIATION_PAYLOAD:
+        if len(run) >= 2:
+            return UnicodeIssue(kind, start, end, _decode_selectors(run), f"{len(run)} variation selectors")
+        return UnicodeIssue(WORD_SPLIT if inside_word else INVISIBLE, start, end, None, f"stray {names}")
+    if kind in (INVISIBLE, BIDI_MARK) and inside_word and run.isascii() is False:
+        if kind == INVISIBLE or before.isascii():
+            return UnicodeIssue(WORD_SPLIT, start, end, None, f"{names} inside a word")
+    if kind == INVISIBLE:
+        return UnicodeIssue(kind, start, end, _decode_bits(run), f"{len(run)} invisible ({names})")
+    return UnicodeIssue(kind, start, end, None, f"{len(run)} x {names}")
+
+
+def analyse_unicode(text: str) -> list[UnicodeIssue]:
+    """One issue per run of adjacent suspect characters of the same class, in text order."""
+    issues: list[UnicodeIssue] = []
+    suspects = _suspects(text)
+    index = 0
+    while index < len(suspects):
+        start, kind = suspects[index]
+        end = start + 1
+        index += 1
+        while index < len(suspects) and suspects[index][0] == end and suspects[index][1] == kind:
+            end += 1
+            index += 1
+        issues.append(_issue_for_run(text, kind, start, end))
+    return issues

@@ -1,0 +1,212 @@
+"""Normalised views of a text that undo obfuscation while remembering where each character came from.
+
+Every view character carries the original code-point span it was derived from, so a rule match
+on a view becomes a span on the real characters. Each stage is one regex pass that rewrites
+matches and copies everything else, which keeps building a view linear in the input size.
+
+View names (the `view` key of a hardened rule):
+  raw       the text as given
+  nfkc      NFKC per character (full-width, mathematical and ligature forms folded)
+  skeleton  HTML entities decoded, invisible/format characters and stacked combining marks
+            removed, NFKC, lower-cased, and words written entirely in look-alike letters of
+            another script folded to ASCII (UTS #39 confusables); punctuation kept
+  words     the skeleton with Markdown/HTML markup removed and every run of punctuation,
+            whitespace and line breaks collapsed to a single space; starts and ends with a space
+"""
+from __future__ import annotations
+
+import html
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
+import regex
+
+from soulscan.hardened.confusables_data import TO_ASCII
+
+VIEW_NAMES = ("raw", "nfkc", "skeleton", "words")
+
+
+@dataclass(frozen=True)
+class View:
+    name: str
+    text: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Map a [start, end) span of this view to original code-point offsets."""
+        if not self.text:
+            return (0, 0)
+        start = min(max(start, 0), len(self.text) - 1)
+        last = min(max(end - 1, start), len(self.text) - 1)
+        return (self.starts[start], self.ends[last])
+
+
+def identity_view(text: str) -> View:
+    offsets = tuple(range(len(text)))
+    return View("raw", text, offsets, tuple(i + 1 for i in offsets))
+
+
+Replacement = Callable[["regex.Match[str]"], str]
+
+
+def rewrite(view: View, name: str, pattern: "regex.Pattern[str]", replace: Replacement) -> View:
+    """Replace every match of `pattern`.
+
+    A same-length replacement keeps the per-character mapping; otherwise every replacement
+    character maps to the whole matched span.
+    """
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    position = 0
+    for match in pattern.finditer(view.text):
+        a, b = match.span()
+        parts.append(view.text[position:a])
+        starts.extend(view.starts[position:a])
+        ends.extend(view.ends[position:a])
+        new = replace(match)
+        if len(new) == b - a:
+            parts.append(new)
+            starts.extend(view.starts[a:b])
+            ends.extend(view.ends[a:b])
+        elif new:
+            parts.append(new)
+            source = (view.starts[a], view.ends[b - 1]) if b > a else (view.starts[a], view.starts[a])
+            starts.extend([source[0]] * len(new))
+            ends.extend([source[1]] * len(new))
+        position = b
+    if position == 0 and not parts:
+        return View(name, view.text, view.starts, view.ends)
+    parts.append(view.text[position:])
+    starts.extend(view.starts[position:])
+    ends.extend(view.ends[position:])
+    return View(name, "".join(parts), tuple(starts), tuple(ends))
+
+
+_ENTITY = regex.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
+# Default-ignorable and format characters, controls other than tab/newline/CR, and the blank
+# look-alikes (Hangul fillers, braille blank) that render as nothing.
+_INVISIBLE = regex.compile(
+    r"[\p{Default_Ignorable_Code_Point}\p{Cf}\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2800]+"
+)
+_NON_ASCII = regex.compile(r"[^\x00-\x7f]")
+_COMBINING_AFTER_NFKC = regex.compile(r"[\p{Mn}\p{Me}]+")
+_NON_ASCII_WORD = regex.compile(r"[\p{L}\p{N}]*[^\x00-\x7f][\p{L}\p{N}]*")
+_BLOCK_TAG = regex.compile(
+    r"</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|hr|section|article|blockquote|pre)\b[^<>\n]{0,256}>",
+    regex.IGNORECASE,
+)
+_INLINE_TAG = regex.compile(r"</?[a-z][a-z0-9-]{0,20}\b[^<>\n]{0,256}>", regex.IGNORECASE)
+_JOINERS = regex.compile(r"[*`~'\u2019\u02bc]+")
+_SEPARATORS = regex.compile(r"[^\p{L}\p{N}]+")
+
+
+def _decode_entity(match: "regex.Match[str]") -> str:
+    return html.unescape(match.group())
+
+
+def _nfkc_char(match: "regex.Match[str]") -> str:
+    return unicodedata.normalize("NFKC", match.group())
+
+
+def _in_ascii_context(match: "regex.Match[str]") -> bool:
+    """Is the word surrounded mostly by ASCII letters (an English sentence)?"""
+    around = match.string[max(0, match.start() - 40) : match.start()] + match.string[match.end() : match.end() + 40]
+    letters = [ch for ch in around if ch.isalpha()]
+    return len(letters) >= 6 and sum(ch.isascii() for ch in letters) >= 0.8 * len(letters)
+
+
+def _fold_word(match: "regex.Match[str]") -> str:
+    """Fold a word to ASCII when every letter has an ASCII look-alike and it is a spoof.
+
+    A spoof is a word that already mixes in ASCII letters, or that stands in English text;
+    genuine Cyrillic or Greek words in their own text (`с`, `ее`) are left alone.
+    """
+    word = match.group()
+    if word.isascii() or not (any(ch.isascii() for ch in word) or _in_ascii_context(match)):
+        return word
+    folded = []
+    for char in word:
+        if char.isascii():
+            folded.append(char)
+        elif ord(char) in TO_ASCII:
+            folded.append(TO_ASCII[ord(char)])
+        else:
+            return word
+    return "".join(folded)
+
+
+def _lower(view: View, name: str) -> View:
+    lowered = view.text.lower()
+    if len(lowered) == len(view.text):
+        return View(name, lowered, view.starts, view.ends)
+    return rewrite(view, name, _NON_ASCII, lambda m: m.group().lower())
+
+
+def nfkc_view(raw: View) -> View:
+    return rewrite(raw, "nfkc", _NON_ASCII, _nfkc_char)
+
+
+def skeleton_view(raw: View) -> View:
+    view = rewrite(raw, "skeleton", _ENTITY, _decode_entity)
+    view = rewrite(view, "skeleton", _INVISIBLE, lambda m: "")
+    view = rewrite(view, "skeleton", _NON_ASCII, _nfkc_char)
+    view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, lambda m: "")
+    view = _lower(view, "skeleton")
+    return rewrite(view, "skeleton", _NON_ASCII_WORD, _fold_word)
+
+
+def words_view(skeleton: View) -> View:
+    view = rewrite(skeleton, "words", _BLOCK_TAG, lambda m: " ")
+    view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
+    view = rewrite(view, "words", _JOINERS, lambda m: "")
+    view = rewrite(view, "words", _SEPARATORS, lambda m: " ")
+    if not view.text:
+        return View("words", " ", (0,), (0,))
+    text, starts, ends = view.text, view.starts, view.ends
+    if not text.startswith(" "):
+        text, starts, ends = " " + text, (starts[0], *starts), (starts[0], *ends)
+    if not text.endswith(" "):
+        text, starts, ends = text + " ", (*starts, ends[-1]), (*ends, ends[-1])
+    return View("words", text, starts, ends)
+
+
+class Views:
+    """Lazily built views of one text; each is computed at most once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def raw(self) -> View:
+        return identity_view(self.text)
+
+    @cached_property
+    def nfkc(self) -> View:
+        return nfkc_view(self.raw)
+
+    @cached_property
+    def skeleton(self) -> View:
+        return skeleton_view(self.raw)
+
+    @cached_property
+    def words(self) -> View:
+        return words_view(self.skeleton)
+
+    def get(self, name: str) -> View:
+        if name not in VIEW_NAMES:
+            raise ValueError(f"unknown view {name!r}")
+        view: View = getattr(self, name)
+        return view
+
+
+def apply_view(name: str, text: str) -> str:
+    """The text of view `name` (including the analysis views), as rule examples are matched."""
+    from soulscan.hardened.analysis_views import ANALYSIS_VIEWS
+
+    if name in ANALYSIS_VIEWS:
+        return ANALYSIS_VIEWS[name](text)
+    return Views(text).get(name).text
