@@ -105,8 +105,7 @@ def _identity(
             return PromptPart("stable", soul_path, "runtime", text, note), warnings, True
         soul, warnings = load_soul_md(hermes_home=hermes_home, context_length=context_length)
         if soul:
-            note = "BLOCKED by the runtime scan" if soul.startswith("[BLOCKED: SOUL.md") else ""
-            return PromptPart("stable", soul_path, "file", soul, note), list(warnings), True
+            return PromptPart("stable", soul_path, "file", soul), list(warnings), True
         why = "SOUL.md is empty or unreadable" if Path(soul_path).exists() else "no SOUL.md"
         default = PromptPart("stable", rt.IDENTITY, "runtime", runtime.get(rt.IDENTITY), why)
         return default, list(warnings), False

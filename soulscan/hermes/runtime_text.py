@@ -121,7 +121,9 @@ def _python_behind_command(command_path: str) -> str | None:
 def find_hermes_python(explicit: str | None = None) -> str | None:
     """``explicit``, else the interpreter of a ``hermes`` command on PATH, else None."""
     if explicit:
-        return explicit
+        # The probe runs with cwd "/", so a relative path must be made absolute here.
+        found = shutil.which(explicit) if os.sep not in explicit else os.path.abspath(explicit)
+        return found or explicit
     command = shutil.which("hermes")
     return _python_behind_command(command) if command else None
 
