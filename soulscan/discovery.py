@@ -151,7 +151,7 @@ class _Walker:
         try:
             info = path.stat()  # an explicit argument is followed even if it is a link
         except OSError as exc:
-            self.errors.append(ScanError(argument, _describe_os_error(exc, path)))
+            self.errors.append(ScanError(argument, describe_os_error(exc, path)))
             return
         if stat.S_ISDIR(info.st_mode):
             self._walk(path)
@@ -172,7 +172,7 @@ class _Walker:
         try:
             info = path.stat()
         except OSError as exc:
-            self.errors.append(ScanError(display, _describe_os_error(exc, path)))
+            self.errors.append(ScanError(display, describe_os_error(exc, path)))
             return
         if not stat.S_ISREG(info.st_mode):
             self.errors.append(ScanError(display, f"not a regular file ({_file_type(info.st_mode)})"))
@@ -201,7 +201,7 @@ class _Walker:
                 try:
                     is_directory = stat.S_ISDIR(entry.stat(follow_symlinks=self.follow).st_mode)
                 except OSError as exc:
-                    self.errors.append(ScanError(entry.path, _describe_os_error(exc, entry_path)))
+                    self.errors.append(ScanError(entry.path, describe_os_error(exc, entry_path)))
                     continue
                 if is_directory:
                     if entry.name not in SKIPPED_DIRECTORIES:
@@ -218,7 +218,7 @@ class _Walker:
         try:
             info = directory.stat()
         except OSError as exc:
-            self.errors.append(ScanError(str(directory), _describe_os_error(exc, directory)))
+            self.errors.append(ScanError(str(directory), describe_os_error(exc, directory)))
             return False
         identity = (info.st_dev, info.st_ino)
         if identity in self._seen_directories:
@@ -234,7 +234,7 @@ class _Walker:
             with os.scandir(directory) as iterator:
                 return sorted(iterator, key=lambda entry: entry.name)
         except OSError as exc:
-            self.errors.append(ScanError(str(directory), _describe_os_error(exc, directory)))
+            self.errors.append(ScanError(str(directory), describe_os_error(exc, directory)))
             return []
 
     def _excluded(self, root: Path, path: Path) -> bool:
@@ -256,7 +256,8 @@ def _file_type(mode: int) -> str:
     return next((name for matched, name in checks if matched), "an unknown file type")
 
 
-def _describe_os_error(exc: OSError, path: Path) -> str:
+def describe_os_error(exc: OSError, path: Path) -> str:
+    """A short, lower-case reason for a failed stat, open or read."""
     if exc.errno == errno.ELOOP:
         return "symbolic link loop"
     if exc.errno == errno.ENOENT:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from soulscan.discovery import Discovery, Target
+from soulscan.discovery import Discovery, Target, describe_os_error
 from soulscan.engine.rulepack import Rule
 from soulscan.hardened.secrets import redact
 from soulscan.hermes.documents import RuntimeDocument, load_document
@@ -46,12 +46,15 @@ from soulscan.models import (
     Severity,
     Span,
 )
-from soulscan.report.escape import escape_text, shorten
-from soulscan.report.excerpt import excerpt
+from soulscan.report.escape import escape_bounded
+from soulscan.report.excerpt import REDACTION_MARGIN, excerpt
 from soulscan.textpos import LineIndex
 
 PROFILES = ("runtime", "hardened", "all")
-DEFAULT_MAX_FILE_SIZE = 64 * 1024 * 1024
+# Hermes never loads more than 500,000 characters of a context file (its largest cap), and
+# matching every rule over the whole text costs seconds per megabyte: a file many times
+# that size is not a real context file, and is reported as an error, never as clean.
+DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 SNIPPET_LIMIT = 160
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 8
@@ -106,7 +109,7 @@ def scan_target(target: Target, options: ScanOptions, data: bytes | None = None)
     except SoulscanError as exc:
         return ScanError(target.display, str(exc))
     except OSError as exc:
-        return ScanError(target.display, exc.strerror or type(exc).__name__)
+        return ScanError(target.display, describe_os_error(exc, target.path or Path("-")))
 
 
 def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult:
@@ -247,7 +250,8 @@ def snippet_of(matched: str) -> str:
 
 
 def _safe(text: str) -> str:
-    return shorten(escape_text(redact(text)), SNIPPET_LIMIT)
+    # Redact a bounded prefix: the margin keeps a secret at the cut whole for the redactor.
+    return escape_bounded(redact(text[: SNIPPET_LIMIT + REDACTION_MARGIN]), SNIPPET_LIMIT)
 
 
 def _inside(span: Span, window: Span | None) -> bool:
@@ -305,7 +309,7 @@ def _prepare(target: Target, options: ScanOptions, stdin: BinaryIO | None) -> _J
     except SoulscanError as exc:
         return ScanError(target.display, str(exc))
     except OSError as exc:
-        return ScanError(target.display, exc.strerror or type(exc).__name__)
+        return ScanError(target.display, describe_os_error(exc, target.path or Path("-")))
 
 
 def _run_jobs(

@@ -79,7 +79,7 @@ def use_color(no_color: bool) -> bool:
               help="Model context window in tokens (sets the runtime's truncation cap).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Scan files in this many processes.")
-@click.option("--max-file-size", default="64M", show_default=True,
+@click.option("--max-file-size", default="4M", show_default=True,
               help="Refuse (as an error) files larger than this.")
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Skip paths matching this glob inside scanned directories (repeatable).")

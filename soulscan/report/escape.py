@@ -55,6 +55,28 @@ def is_hidden(char: str) -> bool:
     return _HIDDEN.fullmatch(char) is not None
 
 
+def escape_bounded(text: str, limit: int) -> str:
+    """``shorten(escape_text(text), limit)`` without escaping more than the kept part.
+
+    Escaping never shortens text, so only the first ``limit + 1`` characters can show.
+    """
+    return shorten(escape_text(text[: limit + 1]), limit)
+
+
+def escape_bounded_left(text: str, limit: int) -> str:
+    """Like ``escape_bounded`` but keeps the end of ``text``, marked with a leading ``…``."""
+    escaped = escape_text(text[-(limit + 1) :]) if limit else ""
+    if len(escaped) <= limit:
+        return escaped
+    cut = len(escaped) - limit
+    opener = max(escaped.rfind("\\u{", 0, cut + 2), escaped.rfind("\\x{", 0, cut + 2))
+    if opener != -1 and opener < cut and escaped.find("}", opener) >= cut:
+        cut = escaped.find("}", opener) + 1
+    elif escaped[cut - 1 : cut] == "\\" and escaped[cut : cut + 1] in ("t", "n", "r"):
+        cut += 1
+    return ELLIPSIS + escaped[cut:]
+
+
 def shorten(escaped: str, limit: int) -> str:
     """Cut already-escaped text to at most ``limit`` characters plus ``…``.
 

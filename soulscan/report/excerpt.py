@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from soulscan.report.escape import ELLIPSIS, escape_text, shorten
+from soulscan.report.escape import escape_bounded, escape_bounded_left
 
 BEFORE_LIMIT = 40
 MATCH_LIMIT = 80
 AFTER_LIMIT = 40
+# Longer than any secret format the redactor knows but a PEM private key.
+REDACTION_MARGIN = 4096
 
 
 @dataclass(frozen=True)
@@ -28,26 +30,17 @@ class Excerpt:
 def excerpt(line: str, start: int, end: int, redact: Callable[[str], str]) -> Excerpt:
     """Pieces of ``line`` around ``line[start:end]`` (0-based; ``end`` clipped to the line)."""
     end = min(max(end, start), len(line))
-    before, match, after = line[:start], line[start:end], line[end:]
+    # Only a bounded neighbourhood is ever shown; the margin lets redaction see a whole
+    # secret that straddles the edge of what is shown.
+    before = line[max(0, start - BEFORE_LIMIT - REDACTION_MARGIN) : start]
+    match = line[start : min(end, start + MATCH_LIMIT + REDACTION_MARGIN)]
+    after = line[end : end + AFTER_LIMIT + REDACTION_MARGIN]
     redacted = redact(before), redact(match), redact(after)
     if redact("".join(redacted)) != "".join(redacted):
-        # A secret straddles the pieces: show the redacted line, caret at its start.
-        return Excerpt("", shorten(escape_text(redact(line)), MATCH_LIMIT), "")
+        # A secret straddles the pieces: show the redacted text, caret at its start.
+        return Excerpt("", escape_bounded(redact(before + match + after), MATCH_LIMIT), "")
     return Excerpt(
-        _shorten_left(escape_text(redacted[0]), BEFORE_LIMIT),
-        shorten(escape_text(redacted[1]), MATCH_LIMIT),
-        shorten(escape_text(redacted[2]), AFTER_LIMIT),
+        escape_bounded_left(redacted[0], BEFORE_LIMIT),
+        escape_bounded(redacted[1], MATCH_LIMIT),
+        escape_bounded(redacted[2], AFTER_LIMIT),
     )
-
-
-def _shorten_left(escaped: str, limit: int) -> str:
-    """Keep the last ``limit`` characters, never starting inside an escape sequence."""
-    if len(escaped) <= limit:
-        return escaped
-    cut = len(escaped) - limit
-    opener = max(escaped.rfind("\\u{", 0, cut + 2), escaped.rfind("\\x{", 0, cut + 2))
-    if opener != -1 and opener < cut and escaped.find("}", opener) >= cut:
-        cut = escaped.find("}", opener) + 1
-    elif escaped[cut - 1 : cut] == "\\" and escaped[cut : cut + 1] in ("t", "n", "r"):
-        cut += 1
-    return ELLIPSIS + escaped[cut:]
