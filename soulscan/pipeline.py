@@ -17,6 +17,7 @@ than a runtime "skip".
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import sys
@@ -158,14 +159,24 @@ def _invisible_facts(rule_id: str, char: str, scope: str) -> _RuleFacts:
 def _findings(document: RuntimeDocument, display: str, profile: str) -> tuple[Finding, ...]:
     assert document.text is not None
     context = _FileContext(document.text, LineIndex.of(document.text), display)
-    collected: list[Finding] = []
+    runtime: list[Finding] = []
+    hardened: list[Finding] = []
     for region in document.regions:
         if profile in ("runtime", "all"):
-            collected.extend(_runtime_findings(context, region))
+            runtime.extend(_runtime_findings(context, region))
         if profile in ("hardened", "all"):
-            collected.extend(_hardened_findings(context, document.kind, region))
-    collected.sort(key=lambda f: (f.span.start, f.span.end, f.origin, f.rule_id))
+            hardened.extend(_hardened_findings(context, document, region))
+    collected = runtime + [f for f in hardened if not _restates_runtime(f, runtime)]
+    collected.sort(key=lambda f: (f.span.start, f.span.end, f.origin != ORIGIN_RUNTIME, f.rule_id))
     return tuple(collected)
+
+
+def _restates_runtime(finding: Finding, runtime: list[Finding]) -> bool:
+    """A hardened finding inside a runtime occurrence adds nothing, unless it decoded a payload."""
+    return finding.decoded is None and any(
+        other.span.start <= finding.span.start and finding.span.end <= other.span.end
+        for other in runtime
+    )
 
 
 @dataclass(frozen=True)
@@ -188,11 +199,13 @@ def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding
         yield _finding(context, region, facts, ORIGIN_RUNTIME, span, effect)
 
 
-def _hardened_findings(context: _FileContext, kind: str, region: Region) -> Iterator[Finding]:
+def _hardened_findings(
+    context: _FileContext, document: RuntimeDocument, region: Region
+) -> Iterator[Finding]:
     analyze = _hardened_analyzer()
     if analyze is None:
         return
-    for match in analyze(region.text, kind=kind, runtime=region):
+    for match in analyze(region.text, kind=document.kind, runtime=document):
         span = Span(region.offset + match.start, region.offset + match.end)
         yield _finding(
             context, region, _RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
@@ -218,6 +231,10 @@ def _finding(
     end_in_line = location.end_column - 1 if location.end_line == location.line else len(line)
     shown = excerpt(line, location.column - 1, end_in_line, redact)
     extra = {
+        # Identity of the matched content for suppressions and baselines (soulscan.suppress).
+        "sha256": hashlib.sha256(
+            context.text[span.start : span.end].encode("utf-8", "surrogatepass")
+        ).hexdigest(),
         "runtime_scanned": str(scanned).lower(),
         "reaches_model": str(reaches_model).lower(),
         "excerpt_before": shown.before,

@@ -117,13 +117,13 @@ def _effect_note(finding: Finding) -> str:
         return "Hermes blocks the file"
     if finding.runtime_effect == "blocks-entry":
         return "Hermes blocks the entry"
-    reasons = []
     if finding.origin == "runtime" and not scanned:
-        reasons.append("past the runtime's scan window")
-    elif finding.origin == "hardened":
-        reasons.append("the runtime does not detect this")
-    reasons.append("reaches the model" if reaches_model else "does not reach the model")
-    return ", ".join(reasons)
+        effect = "not scanned by Hermes"
+    elif finding.origin == "runtime":
+        effect = "no effect in Hermes"
+    else:
+        effect = "not a Hermes pattern"
+    return f"{effect}, {'reaches' if reaches_model else 'does not reach'} the model"
 
 
 def _render_excerpt(console: Console, finding: Finding) -> None:
