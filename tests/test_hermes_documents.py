@@ -285,3 +285,39 @@ def test_labels(kind: str) -> None:
     expected = {"soul": "SOUL.md", "hermes": "HERMES.md", "agents": "AGENTS.md", "claude": "claude.md",
                 "cursorrules": ".cursorrules", "mdc": ".cursor/rules/x.mdc"}[kind]
     assert load_document(path, kind, data=PAYLOAD.encode()).output.count(f"[BLOCKED: {expected} ") == 1
+
+
+BUNDLE: dict[str, str | bytes] = {
+    ".cursorrules": "  R" * 20,
+    ".cursor/rules/a.mdc": "A" * 40,
+    ".cursor/rules/b.mdc": b"\xff",
+    ".cursor/rules/c.mdc": "C" * 40,
+    ".cursor/rules/d.mdc": " \n",
+}
+
+
+@pytest.mark.parametrize(
+    ("cap", "actions", "visible"),
+    [
+        pytest.param(1000, ["load", "load", "skip", "load", "skip"],
+                     [(Span(2, 60),), (Span(0, 40),), (), (Span(0, 40),), ()], id="fits"),
+        pytest.param(100, ["truncate", "truncate", "skip", "truncate", "skip"],
+                     [(Span(2, 55),), (), (), (Span(22, 40),), ()], id="middle-member-dropped"),
+        pytest.param(4, ["truncate", "load", "skip", "load", "skip"],
+                     [(Span(2, 60),), (Span(0, 40),), (), (Span(0, 40),), ()], id="zero-tail"),
+    ],
+)
+def test_cursor_bundle_is_cut_as_one_unit(
+    tmp_path: Path, cap: int, actions: list[str], visible: list[tuple[Span, ...]]
+) -> None:
+    from soulscan.hermes.cursor_bundle import load_cursor_bundle
+
+    root, home = tmp_path / "w", tmp_path / "hh"
+    for relative, data in BUNDLE.items():
+        _write(root, relative, data)
+    _write(home, "config.yaml", f"context_file_max_chars: {cap}\n")
+    documents = load_cursor_bundle(root, hermes_home=home)
+    assert [d.summary.action for d in documents] == actions
+    assert [d.regions[0].visible if d.regions else () for d in documents] == visible
+    prompt, _ = build_context_files_prompt(root, hermes_home=home, skip_soul=True)
+    assert PREAMBLE + "".join(d.output for d in documents) == prompt

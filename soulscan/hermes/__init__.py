@@ -4,15 +4,9 @@ Pure functions over explicit inputs; nothing here reads ``HERMES_HOME`` or the
 process cwd behind the caller's back, and nothing writes into a home.
 """
 
-from soulscan.hermes.scanner import (
-    INVISIBLE_CHARS,
-    MAX_SCAN_CHARS,
-    RuntimeMatch,
-    first_threat_message,
-    runtime_matches,
-    scan_context_content,
-    scan_for_threats,
-)
+from soulscan.hermes.context import build_context_files_prompt
+from soulscan.hermes.cursor_bundle import load_cursor_bundle
+from soulscan.hermes.documents import Region, RuntimeDocument, load_document
 from soulscan.hermes.file_safety import (
     classify_container_mirror_target,
     classify_cross_profile_target,
@@ -24,6 +18,8 @@ from soulscan.hermes.file_safety import (
     get_sandbox_mirror_warning,
     get_write_denied_error,
 )
+from soulscan.hermes.frontmatter import strip_yaml_frontmatter
+from soulscan.hermes.hints import SubdirectoryHints
 from soulscan.hermes.memory import MemoryStore, sanitise_entries
 from soulscan.hermes.memory_format import (
     ENTRY_DELIMITER,
@@ -33,48 +29,54 @@ from soulscan.hermes.memory_format import (
 )
 from soulscan.hermes.memory_tool import memory_tool
 from soulscan.hermes.prompt import PromptPart, PromptParts, build_system_prompt_parts
-from soulscan.hermes.frontmatter import strip_yaml_frontmatter
-from soulscan.hermes.truncation import context_file_max_chars, truncate_content
+from soulscan.hermes.scanner import (
+    INVISIBLE_CHARS,
+    MAX_SCAN_CHARS,
+    RuntimeMatch,
+    first_threat_message,
+    runtime_matches,
+    scan_context_content,
+    scan_for_threats,
+)
 from soulscan.hermes.soul import load_soul_md, soul_md_would_be_seeded
-from soulscan.hermes.context import build_context_files_prompt
-from soulscan.hermes.hints import SubdirectoryHints
-from soulscan.hermes.documents import Region, RuntimeDocument, load_document
+from soulscan.hermes.truncation import context_file_max_chars, truncate_content
 
 __all__ = [
     "ENTRY_DELIMITER",
+    "INVISIBLE_CHARS",
+    "MAX_SCAN_CHARS",
     "MemoryStore",
     "PromptPart",
     "PromptParts",
+    "Region",
+    "RuntimeDocument",
+    "RuntimeMatch",
+    "SubdirectoryHints",
     "blocked_entry_placeholder",
+    "build_context_files_prompt",
     "build_system_prompt_parts",
     "classify_container_mirror_target",
     "classify_cross_profile_target",
     "classify_sandbox_mirror_target",
     "classify_write_denial",
+    "context_file_max_chars",
+    "first_threat_message",
     "get_container_mirror_warning",
     "get_cross_profile_warning",
     "get_read_block_error",
     "get_sandbox_mirror_warning",
     "get_write_denied_error",
+    "load_cursor_bundle",
+    "load_document",
+    "load_soul_md",
     "memory_tool",
     "parse_entries",
     "render_memory_block",
-    "sanitise_entries",
-    "INVISIBLE_CHARS",
-    "MAX_SCAN_CHARS",
-    "RuntimeMatch",
-    "first_threat_message",
     "runtime_matches",
+    "sanitise_entries",
     "scan_context_content",
     "scan_for_threats",
-    "strip_yaml_frontmatter",
-    "context_file_max_chars",
-    "truncate_content",
-    "load_soul_md",
     "soul_md_would_be_seeded",
-    "build_context_files_prompt",
-    "SubdirectoryHints",
-    "Region",
-    "RuntimeDocument",
-    "load_document",
+    "strip_yaml_frontmatter",
+    "truncate_content",
 ]

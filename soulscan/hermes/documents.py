@@ -20,8 +20,7 @@ from typing import Final
 
 from soulscan.errors import InputError
 from soulscan.hermes.memory_document import memory_regions
-from soulscan.hermes.scanner import MAX_SCAN_CHARS, blocked_placeholder, scan_for_threats
-from soulscan.hermes.sections import prepare_context_text, section_header
+from soulscan.hermes.sections import JudgedSection, judge_section
 from soulscan.hermes.soul import is_legacy_template_soul
 from soulscan.hermes.sources import (
     AGENTS_MD_NAMES,
@@ -33,9 +32,15 @@ from soulscan.hermes.sources import (
     decode_runtime_text,
     read_runtime_bytes,
 )
-from soulscan.hermes.spans import Region, covered_length, visible_spans
-from soulscan.hermes.truncation import HomePath, context_file_max_chars, plan_cut, truncate_content
-from soulscan.models import EFFECT_BLOCKS_FILE, EFFECT_NONE, RuntimeSummary, Span
+from soulscan.hermes.spans import Region, covered_length
+from soulscan.hermes.truncation import (
+    Cut,
+    HomePath,
+    context_file_max_chars,
+    plan_cut,
+    truncate_content,
+)
+from soulscan.models import RuntimeSummary
 
 CONTEXT_KINDS: Final = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc")
 MEMORY_KINDS: Final = ("memory", "user")
@@ -89,7 +94,7 @@ def _read_path(path: str, kind: str, from_stdin: bool) -> str:
     return str(file_path.parent.resolve() / file_path.name)
 
 
-def _skip(path: str, kind: str, text: str | None, detail: str) -> RuntimeDocument:
+def skip_document(path: str, kind: str, text: str | None, detail: str) -> RuntimeDocument:
     summary = RuntimeSummary("skip", (), len(text) if text is not None else 0, 0, detail)
     return RuntimeDocument(path, kind, document_label(path, kind), text, summary, (), "")
 
@@ -111,58 +116,59 @@ def _context_document(
 ) -> RuntimeDocument:
     label = document_label(path, kind)
     if kind == "soul" and is_legacy_template_soul(text):
-        return _skip(path, kind, text, "legacy template: Hermes 0.19.0 overwrites it with its "
+        return skip_document(path, kind, text, "legacy template: Hermes 0.19.0 overwrites it with its "
                      "built-in default SOUL.md and loads that instead")
-    prepared = prepare_context_text(text, strip_frontmatter=kind == "hermes")
-    if prepared is None:
-        return _skip(path, kind, text, "empty after whitespace strip: nothing loaded")
-    ids = tuple(scan_for_threats(prepared.scanned, "context"))
-    content = blocked_placeholder(label, list(ids)) if ids else prepared.scanned
-    header = "" if kind == "soul" else section_header(label)
-    trailer = "\n\n" if kind in ("cursorrules", "mdc") else ""
-    section = header + content + trailer
+    judged = judge_section(text, label, header=kind != "soul",
+                           trailer=kind in ("cursorrules", "mdc"), strip_frontmatter=kind == "hermes")
+    if judged is None:
+        return skip_document(path, kind, text, "empty after whitespace strip: nothing loaded")
+    section = judged.section
     max_chars = context_file_max_chars(hermes_home=hermes_home, context_length=context_length)
     output, _ = truncate_content(
         section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars, read_path=read_path
     )
     cut = plan_cut(len(section), max_chars)
     kept = ((0, len(section)),) if cut is None else cut.kept_ranges()
-    visible = () if ids else visible_spans(kept, len(header), len(content), prepared.scan_start)
-    scan_end = prepared.scan_start + min(len(prepared.scanned), MAX_SCAN_CHARS)
-    region = Region(
-        text=prepared.scanned,
-        offset=prepared.scan_start,
-        scope="context",
-        ids=ids,
-        effect=EFFECT_BLOCKS_FILE if ids else EFFECT_NONE,
-        scanned=Span(prepared.scan_start, scan_end),
-        visible=visible,
-    )
-    loaded = covered_length(visible)
-    detail: str | None
-    if ids:
-        action, detail = "block", f"the whole file is replaced by: {content}"
-    elif cut is not None:
-        action = "truncate"
-        dropped = len(prepared.scanned) - loaded
-        detail = (
-            f"cap {max_chars}: the {len(section)}-char section keeps {cut.head}+{cut.tail}; "
-            + (f"{dropped} chars of the file are dropped" if dropped
-               else "a zero tail repeats the whole text after the marker")
-        )
-    else:
-        action = "load"
-        skipped = prepared.start - (len(text) - len(text.lstrip()))
-        detail = f"frontmatter and leading BOMs ({skipped} chars) removed unscanned" if skipped else None
-    summary = RuntimeSummary(action, ids, len(text), loaded, detail)
+    region = judged.region(kept)
+    summary = context_summary(text, judged, region, cut, max_chars, len(section))
     return RuntimeDocument(path, kind, label, text, summary, (region,), output)
+
+
+def context_summary(
+    text: str,
+    judged: JudgedSection,
+    region: Region,
+    cut: Cut | None,
+    max_chars: int,
+    unit_length: int,
+    section_start: int = 0,
+) -> RuntimeSummary:
+    """The verdict for one context file whose truncation unit is ``unit_length`` long.
+
+    ``section_start`` places the file's section in the unit (the cursor bundle): a
+    zero-tail cut only marks the section the marker lands in as truncated.
+    """
+    loaded = covered_length(region.visible)
+    if judged.ids:
+        replaced = f"the whole file is replaced by: {judged.content}"
+        return RuntimeSummary("block", judged.ids, len(text), 0, replaced)
+    dropped = len(judged.prepared.scanned) - loaded
+    repeated = cut is not None and cut.tail == 0 and section_start <= max(cut.head - 1, 0)
+    if cut is not None and (dropped or repeated):
+        kept = f"cap {max_chars}: the {unit_length}-char unit keeps {cut.head}+{cut.tail}; "
+        what = (f"{dropped} chars of the file are dropped" if dropped
+                else "a zero tail repeats the whole text after the marker")
+        return RuntimeSummary("truncate", (), len(text), loaded, kept + what)
+    skipped = judged.prepared.start - (len(text) - len(text.lstrip()))
+    detail = f"frontmatter and leading BOMs ({skipped} chars) removed unscanned" if skipped else None
+    return RuntimeSummary("load", (), len(text), loaded, detail)
 
 
 def _memory_document(path: str, kind: str, text: str, *, hermes_home: HomePath) -> RuntimeDocument:
     label = document_label(path, kind)
     regions, output = memory_regions(text, kind, label, hermes_home=hermes_home)
     if not regions:
-        return _skip(path, kind, text, "no entries: no memory block")
+        return skip_document(path, kind, text, "no entries: no memory block")
     ids = tuple(dict.fromkeys(i for region in regions for i in region.ids))
     blocked = sum(1 for region in regions if region.ids)
     passthrough = sum(1 for region in regions if region.scanned is None and region.visible)
@@ -175,6 +181,25 @@ def _memory_document(path: str, kind: str, text: str, *, hermes_home: HomePath) 
     summary = RuntimeSummary("block" if blocked else "load", ids, len(text), loaded,
                              "; ".join(notes) or None)
     return RuntimeDocument(path, kind, label, text, summary, regions, output)
+
+
+def read_document_text(path: str, kind: str, data: bytes | None = None) -> str | RuntimeDocument:
+    """The decoded text of a file, or the skip document saying why it has none."""
+    if data is None:
+        try:
+            data = read_runtime_bytes(Path(path))
+        except OSError as error:
+            detail = _read_error_detail(error)
+            if kind == "soul" and isinstance(error, FileNotFoundError):
+                detail = "missing: Hermes 0.19.0 writes its built-in default SOUL.md here and loads it"
+            return skip_document(path, kind, None, detail)
+    try:
+        return decode_runtime_text(data)
+    except UnicodeDecodeError as error:
+        detail = f"invalid UTF-8 at byte {error.start}: "
+        detail += ("loading memory fails, so the session starts with no MEMORY or USER block"
+                   if kind in MEMORY_KINDS else "the runtime skips it")
+        return skip_document(path, kind, None, detail)
 
 
 def load_document(
@@ -193,21 +218,9 @@ def load_document(
     if kind not in KINDS:
         raise InputError(f"unknown file kind {kind!r}: expected one of {', '.join(KINDS)}")
     path_text = str(path)
-    if data is None:
-        try:
-            data = read_runtime_bytes(Path(path_text))
-        except OSError as error:
-            detail = _read_error_detail(error)
-            if kind == "soul" and isinstance(error, FileNotFoundError):
-                detail = "missing: Hermes 0.19.0 writes its built-in default SOUL.md here and loads it"
-            return _skip(path_text, kind, None, detail)
-    try:
-        text = decode_runtime_text(data)
-    except UnicodeDecodeError as error:
-        detail = f"invalid UTF-8 at byte {error.start}: "
-        detail += ("loading memory fails, so the session starts with no MEMORY or USER block"
-                   if kind in MEMORY_KINDS else "the runtime skips it")
-        return _skip(path_text, kind, None, detail)
+    text = read_document_text(path_text, kind, data)
+    if isinstance(text, RuntimeDocument):
+        return text
     if kind in MEMORY_KINDS:
         return _memory_document(path_text, kind, text, hermes_home=hermes_home)
     read_path = _read_path(path_text, kind, from_stdin=path_text == "-")

@@ -9,9 +9,13 @@ into the decoded file text; the document view maps findings back with them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from soulscan.hermes.frontmatter import BOM, frontmatter_body_start
+from soulscan.hermes.scanner import MAX_SCAN_CHARS, blocked_placeholder, scan_for_threats
+from soulscan.hermes.spans import Region, visible_spans
+from soulscan.models import EFFECT_BLOCKS_FILE, EFFECT_NONE, Span
 
 
 @dataclass(frozen=True)
@@ -41,3 +45,53 @@ def prepare_context_text(text: str, *, strip_frontmatter: bool) -> ContextText |
 def section_header(name: str) -> str:
     """The heading a project context file gets in the prompt."""
     return f"## {name}\n\n"
+
+
+@dataclass(frozen=True)
+class JudgedSection:
+    """A context file's section as the runtime builds it, before truncation."""
+
+    prepared: ContextText
+    ids: tuple[str, ...]  # runtime finding ids (empty: the text is loaded)
+    header: str
+    content: str  # the scanned text, or the BLOCKED placeholder
+    trailer: str
+
+    @property
+    def section(self) -> str:
+        return self.header + self.content + self.trailer
+
+    def region(self, kept: Iterable[tuple[int, int]], section_start: int = 0) -> Region:
+        """The scanned unit, with what survives ``kept`` ranges of the enclosing text.
+
+        ``section_start`` is where this section begins in the truncated unit (the
+        cursor bundle holds several sections).
+        """
+        prepared = self.prepared
+        visible = () if self.ids else visible_spans(
+            kept, section_start + len(self.header), len(self.content), prepared.scan_start
+        )
+        scan_end = prepared.scan_start + min(len(prepared.scanned), MAX_SCAN_CHARS)
+        return Region(
+            text=prepared.scanned,
+            offset=prepared.scan_start,
+            scope="context",
+            ids=self.ids,
+            effect=EFFECT_BLOCKS_FILE if self.ids else EFFECT_NONE,
+            scanned=Span(prepared.scan_start, scan_end),
+            visible=visible,
+        )
+
+
+def judge_section(
+    text: str, label: str, *, header: bool, trailer: bool, strip_frontmatter: bool
+) -> JudgedSection | None:
+    """Strip, frontmatter, scan and frame one file's text; None when it is empty."""
+    prepared = prepare_context_text(text, strip_frontmatter=strip_frontmatter)
+    if prepared is None:
+        return None
+    ids = tuple(scan_for_threats(prepared.scanned, "context"))
+    content = blocked_placeholder(label, list(ids)) if ids else prepared.scanned
+    return JudgedSection(
+        prepared, ids, section_header(label) if header else "", content, "\n\n" if trailer else ""
+    )
