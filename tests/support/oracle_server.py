@@ -255,6 +255,88 @@ def op_memory_trace(r: dict[str, Any]) -> Any:
     return trace
 
 
+def op_file_safety_probe(r: dict[str, Any]) -> Any:
+    """Every file-safety verdict for each of ``paths`` under this HERMES_HOME / HOME."""
+    out = []
+    for path in r["paths"]:
+        out.append({
+            "cross_profile": file_safety.classify_cross_profile_target(path),
+            "cross_profile_warning": file_safety.get_cross_profile_warning(path),
+            "sandbox": file_safety.classify_sandbox_mirror_target(path),
+            "container": file_safety.classify_container_mirror_target(path, r.get("mirror_prefix")),
+            "write_denied": file_safety.get_write_denied_error(path),
+            "read_blocked": file_safety.get_read_block_error(path),
+        })  # fmt: skip
+    return out
+
+
+def op_prompt_parts(r: dict[str, Any]) -> Any:
+    """``build_system_prompt_parts`` for a tool-less CLI agent, as the prompt cases run it.
+
+    Environment hints and the subscription block are stubbed to "" and the date is fixed
+    (``date``: ISO), through a stand-in ``run_agent`` module that is removed afterwards.
+    """
+    import datetime
+    import types
+
+    import hermes_time
+    from agent import system_prompt
+
+    stub = types.ModuleType("run_agent")
+    stub.load_soul_md = pb.load_soul_md
+    stub.build_context_files_prompt = pb.build_context_files_prompt
+    stub.build_environment_hints = lambda: ""
+    stub.build_nous_subscription_prompt = lambda names: ""
+    flags = r.get("agent") or {}
+    store = None
+    if flags.get("memory_enabled", True) or flags.get("user_profile_enabled", True):
+        store = memory_tool.MemoryStore(
+            memory_char_limit=flags.get("memory_char_limit", 2200),
+            user_char_limit=flags.get("user_char_limit", 1375),
+        )
+        try:
+            store.load_from_disk()
+        except Exception:  # noqa: BLE001 - the agent swallows this too
+            pass
+
+    class Agent:
+        load_soul_identity = flags.get("load_soul_identity", False)
+        skip_context_files = flags.get("skip_context_files", False)
+        valid_tool_names: list[str] = []
+        model = flags.get("model", "")
+        provider = flags.get("provider", "")
+        platform = "cli"
+        session_id = None
+        pass_session_id = False
+        context_compressor = types.SimpleNamespace(context_length=flags.get("context_length"))
+        _memory_store = store
+        _memory_enabled = flags.get("memory_enabled", True)
+        _user_profile_enabled = flags.get("user_profile_enabled", True)
+        _memory_manager = None
+        _environment_probe = False
+        _tool_use_enforcement = "auto"
+
+    fixed = datetime.datetime.fromisoformat(r["date"])
+    saved = sys.modules.get("run_agent"), hermes_time.now, os.environ.get("TERMINAL_CWD")
+    sys.modules["run_agent"] = stub
+    hermes_time.now = lambda: fixed
+    os.environ["TERMINAL_CWD"] = r["cwd"]
+    try:
+        parts, warnings = _warned(lambda: system_prompt.build_system_prompt_parts(
+            Agent(), system_message=r.get("system_message")))  # fmt: skip
+    finally:
+        if saved[0] is None:
+            sys.modules.pop("run_agent", None)
+        else:
+            sys.modules["run_agent"] = saved[0]
+        hermes_time.now = saved[1]
+        if saved[2] is None:
+            os.environ.pop("TERMINAL_CWD", None)
+        else:
+            os.environ["TERMINAL_CWD"] = saved[2]
+    return {**parts, "warnings": warnings}
+
+
 def op_ping(r: dict[str, Any]) -> Any:
     from importlib.metadata import version
 
