@@ -30,11 +30,11 @@ from typing import Any, BinaryIO
 
 from soulscan.discovery import Discovery, Target, describe_os_error
 from soulscan.engine.rulepack import Rule
+from soulscan.errors import SoulscanError
 from soulscan.hardened.secrets import redact
 from soulscan.hermes.documents import RuntimeDocument, load_document
 from soulscan.hermes.scanner import runtime_matches
 from soulscan.hermes.spans import Region
-from soulscan.errors import SoulscanError
 from soulscan.models import (
     EFFECT_NONE,
     ORIGIN_HARDENED,

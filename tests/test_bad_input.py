@@ -73,7 +73,7 @@ def test_bad_tree_in_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
     format_name: str,
 ) -> None:
-    tree = _bad_tree(tmp_path)
+    _bad_tree(tmp_path)
     _refuse_locked_file(monkeypatch)
     monkeypatch.chdir(tmp_path)
     before = _snapshot(tmp_path)
@@ -83,12 +83,16 @@ def test_bad_tree_in_process(
     assert "Traceback" not in out + err
     assert not any(is_hidden(char) for char in (out + err).replace("\n", ""))
     assert err.splitlines() == [
-        "soulscan: note: skipped 2 symbolic link(s) inside directories (not followed; pass "
-        "--follow-symlinks, or name a link on the command line, to scan them): "
-        "bad/loop/AGENTS.md, bad/loop/up",
+        (
+            "soulscan: note: skipped 2 symbolic link(s) inside directories (not followed; pass "
+            "--follow-symlinks, or name a link on the command line, to scan them): "
+            "bad/loop/AGENTS.md, bad/loop/up"
+        ),
         "soulscan: error: bad/fifo/AGENTS.md: not a regular file (a FIFO)",
-        "soulscan: error: bad/huge/AGENTS.md: file is larger than the --max-file-size limit "
-        "of 4,194,304 bytes; not scanned",
+        (
+            "soulscan: error: bad/huge/AGENTS.md: file is larger than the --max-file-size limit "
+            "of 4,194,304 bytes; not scanned"
+        ),
         "soulscan: error: bad/locked/CLAUDE.md: permission denied",
     ]
     assert _snapshot(tmp_path) == before  # nothing written, nothing touched
@@ -119,8 +123,10 @@ def test_follow_symlinks_reports_the_loop_once(
     _, err = capsys.readouterr()
     assert code == 2
     assert err.splitlines() == [
-        "soulscan: note: t/loop/up: symbolic link to a directory already scanned "
-        "(a loop or a duplicate); not walked again",
+        (
+            "soulscan: note: t/loop/up: symbolic link to a directory already scanned "
+            "(a loop or a duplicate); not walked again"
+        ),
         "soulscan: error: t/loop/AGENTS.md: symbolic link loop",
     ]
 
@@ -143,7 +149,7 @@ def test_single_bad_files(
     _bad_tree(tmp_path)
     monkeypatch.chdir(tmp_path)
     code = main(["scan", *args])
-    out, err = capsys.readouterr()
+    err = capsys.readouterr().err
     assert code == expected_code
     if expected_error is None:
         assert err == ""
@@ -155,7 +161,7 @@ def test_bad_tree_subprocess(tmp_path: Path) -> None:
     _bad_tree(tmp_path)
     completed = subprocess.run(
         [sys.executable, "-m", "soulscan", "scan", "--format", "json", "bad"],
-        cwd=tmp_path, capture_output=True, timeout=120,
+        check=False, cwd=tmp_path, capture_output=True, timeout=120,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert completed.returncode == 2

@@ -128,7 +128,7 @@ def test_snippets_are_escaped_and_secrets_redacted(tmp_path: Path) -> None:
     result = _scan(tmp_path, "AGENTS.md", data, "agents", profile="runtime")
     rendered = repr([(f.snippet, f.extra) for f in result.findings])
     assert secret not in rendered and "\u202e" not in rendered
-    assert [f.snippet for f in result.findings][0] == "\\u{202E}"
+    assert result.findings[0].snippet == "\\u{202E}"
 
 
 def test_profiles_select_origins(tmp_path: Path) -> None:

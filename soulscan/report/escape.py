@@ -47,7 +47,8 @@ def escape_char(char: str) -> str:
 
 def escape_text(text: str) -> str:
     """``text`` with every hidden or dangerous character replaced by a visible escape."""
-    return _HIDDEN.sub(lambda match: escape_char(match.group()), text)
+    escaped: str = _HIDDEN.sub(lambda match: escape_char(match.group()), text)
+    return escaped
 
 
 def is_hidden(char: str) -> bool:
