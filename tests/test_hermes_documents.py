@@ -321,3 +321,29 @@ def test_cursor_bundle_is_cut_as_one_unit(
     assert [d.regions[0].visible if d.regions else () for d in documents] == visible
     prompt, _ = build_context_files_prompt(root, hermes_home=home, skip_soul=True)
     assert PREAMBLE + "".join(d.output for d in documents) == prompt
+
+
+KIND_FILES = {"agents": "AGENTS.md", "claude": "claude.md", "hermes": ".hermes.md", "cursorrules": ".cursorrules"}
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(sorted(KIND_FILES)),
+    text=texts,
+    cap=st.one_of(st.integers(1, 120), st.just(20_000)),
+)
+def test_document_output_is_the_runtime_section(kind: str, text: str, cap: int) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        root, home = Path(scratch) / "w", Path(scratch) / "hh"
+        path = _write(root, KIND_FILES[kind], text)
+        _write(home, "config.yaml", f"context_file_max_chars: {cap}\n")
+        doc = load_document(path, kind, hermes_home=home)
+        prompt, warnings = build_context_files_prompt(root, hermes_home=home, skip_soul=True)
+    assert (PREAMBLE + doc.output if doc.output else "") == prompt
+    assert (doc.summary.action == "skip") == (prompt == "")
+    if doc.summary.action == "load":
+        (region,) = doc.regions
+        assert doc.text is not None and warnings == []
+        assert "".join(_span_text(doc.text, span) for span in region.visible) == region.text

@@ -134,6 +134,16 @@ def _context_document(
     return RuntimeDocument(path, kind, label, text, summary, (region,), output)
 
 
+def _cut_touches(cut: Cut, start: int, length: int) -> bool:
+    """Whether the cut drops part of the section at ``[start, start+length)`` or puts the
+    marker inside it."""
+    (_, head), (tail_start, end) = cut.kept_ranges()
+    owns_marker = start <= max(head - 1, 0) < start + length
+    head_part = max(0, min(head, start + length) - start)
+    tail_part = max(0, min(end, start + length) - max(tail_start, start))
+    return owns_marker or min(length, head_part + tail_part) < length
+
+
 def context_summary(
     text: str,
     judged: JudgedSection,
@@ -146,18 +156,21 @@ def context_summary(
     """The verdict for one context file whose truncation unit is ``unit_length`` long.
 
     ``section_start`` places the file's section in the unit (the cursor bundle): a
-    zero-tail cut only marks the section the marker lands in as truncated.
+    member is truncated when the cut drops part of its section or lands in it.
     """
     loaded = covered_length(region.visible)
     if judged.ids:
         replaced = f"the whole file is replaced by: {judged.content}"
         return RuntimeSummary("block", judged.ids, len(text), 0, replaced)
     dropped = len(judged.prepared.scanned) - loaded
-    repeated = cut is not None and cut.tail == 0 and section_start <= max(cut.head - 1, 0)
-    if cut is not None and (dropped or repeated):
+    if cut is not None and _cut_touches(cut, section_start, len(judged.section)):
         kept = f"cap {max_chars}: the {unit_length}-char unit keeps {cut.head}+{cut.tail}; "
-        what = (f"{dropped} chars of the file are dropped" if dropped
-                else "a zero tail repeats the whole text after the marker")
+        if dropped:
+            what = f"{dropped} chars of the file are dropped"
+        elif cut.tail == 0:
+            what = "a zero tail repeats the whole text after the marker"
+        else:
+            what = "only the section header and the marker are affected"
         return RuntimeSummary("truncate", (), len(text), loaded, kept + what)
     skipped = judged.prepared.start - (len(text) - len(text.lstrip()))
     detail = f"frontmatter and leading BOMs ({skipped} chars) removed unscanned" if skipped else None
