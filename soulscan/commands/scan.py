@@ -15,10 +15,13 @@ from pathlib import Path
 
 import click
 
+from soulscan import baseline as baselines
+from soulscan.config import load_settings
 from soulscan.discovery import KINDS, discover
 from soulscan.errors import SoulscanError
 from soulscan.models import ScanReport, Severity
-from soulscan.pipeline import DEFAULT_MAX_FILE_SIZE, PROFILES, ScanOptions, run_scan
+from soulscan.pipeline import PROFILES, ScanOptions, run_scan
+from soulscan.policy import apply_policy
 from soulscan.report import FORMATS, RenderOptions, render
 from soulscan.report.escape import escape_text
 
@@ -41,18 +44,27 @@ def parse_size(text: str) -> int:
     return int(digits) * _SIZE_UNITS[unit]
 
 
-def fails(report: ScanReport, fail_on: str) -> bool:
-    """Whether the report has anything at or above the ``--fail-on`` threshold."""
+def fails(report: ScanReport, fail_on: str, *, before_policy: ScanReport | None = None) -> bool:
+    """Whether the report has anything at or above the ``--fail-on`` threshold.
+
+    ``block`` fails on a finding that makes Hermes block a file or an entry. A blocked
+    file whose every blocking finding was suppressed or baselined passes; one whose
+    runtime id has no finding at all (``before_policy`` tells) still fails, so a block
+    never goes unreported.
+    """
     if fail_on == FAIL_ON_NEVER:
         return False
-    if fail_on == FAIL_ON_BLOCK:
-        return any(
-            result.runtime.action == "block"
-            or any(f.runtime_effect in BLOCKING_EFFECTS for f in result.findings)
-            for result in report.files
-        )
-    threshold = Severity.parse(fail_on)
-    return any(f.severity >= threshold for result in report.files for f in result.findings)
+    if fail_on != FAIL_ON_BLOCK:
+        threshold = Severity.parse(fail_on)
+        return any(f.severity >= threshold for result in report.files for f in result.findings)
+    original = before_policy or report
+    for result, unfiltered in zip(report.files, original.files, strict=True):
+        if any(f.runtime_effect in BLOCKING_EFFECTS for f in result.findings):
+            return True
+        located = {f.rule_id for f in unfiltered.findings if f.runtime_effect in BLOCKING_EFFECTS}
+        if any(runtime_id not in located for runtime_id in result.runtime.ids):
+            return True
+    return False
 
 
 def use_color(no_color: bool) -> bool:
@@ -67,12 +79,12 @@ def use_color(no_color: bool) -> bool:
               help="Scan every given file as this kind of Hermes file (default: by name).")
 @click.option("--format", "format_name", type=click.Choice(sorted(FORMATS)), default="text",
               show_default=True, help="Output format.")
-@click.option("--profile", type=click.Choice(PROFILES), default="all", show_default=True,
-              help="runtime: only what Hermes checks; hardened: only what it misses; all: both.")
-@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default=FAIL_ON_BLOCK,
-              show_default=True,
-              help="Exit 1 on anything that makes Hermes block a file or entry (block), on a "
-                   "finding of at least this severity, or never.")
+@click.option("--profile", type=click.Choice(PROFILES), default=None,
+              help="runtime: only what Hermes checks; hardened: only what it misses; "
+                   "all: both (default: the config's, else all).")
+@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default=None,
+              help="Exit 1 on anything that makes Hermes block a file or entry (block, the "
+                   "default), on a finding of at least this severity, or never.")
 @click.option("--hermes-home", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="A Hermes home: scan its SOUL.md and memories, read its config.yaml.")
 @click.option("--context-length", type=click.IntRange(min=1),
@@ -85,20 +97,27 @@ def use_color(no_color: bool) -> bool:
               help="Skip paths matching this glob inside scanned directories (repeatable).")
 @click.option("--follow-symlinks", is_flag=True,
               help="Follow symbolic links inside directories (loops are detected).")
+@click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Config file (default: .soulscan.yaml or [tool.soulscan] in pyproject.toml, "
+                   "searched upwards from the current directory).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Baseline of accepted findings (default: the config's, else none).")
 @click.option("-q", "--quiet", is_flag=True, help="Only report files with something to say.")
 @click.option("--no-color", is_flag=True, help="No colours (also when NO_COLOR is set).")
 def command(
     paths: tuple[str, ...],
     forced_kind: str | None,
     format_name: str,
-    profile: str,
-    fail_on: str,
+    profile: str | None,
+    fail_on: str | None,
     hermes_home: Path | None,
     context_length: int | None,
     jobs: int,
     max_file_size: str,
     exclude: tuple[str, ...],
     follow_symlinks: bool,
+    config: Path | None,
+    baseline_path: Path | None,
     quiet: bool,
     no_color: bool,
 ) -> int:
@@ -108,36 +127,45 @@ def command(
     home when --hermes-home is given); "-" reads standard input (as AGENTS.md unless
     --as says otherwise).
     """
+    settings = load_settings(config)
+    home = hermes_home or settings.hermes_home
+    profile = profile or settings.profile or "all"
     options = ScanOptions(
-        profile=profile,
-        hermes_home=hermes_home,
-        context_length=context_length,
-        max_file_size=parse_size(max_file_size) if max_file_size else DEFAULT_MAX_FILE_SIZE,
+        profile=profile if profile in PROFILES else "all",
+        hermes_home=home,
+        context_length=context_length or settings.context_length,
+        max_file_size=parse_size(max_file_size),
     )
     if not paths:
-        paths = () if hermes_home is not None else (".",)
+        paths = settings.paths or (() if home is not None else (".",))
     discovery = discover(
         paths,
         forced_kind=forced_kind,
-        hermes_home=hermes_home,
-        exclude=exclude,
+        hermes_home=home,
+        exclude=(*settings.exclude, *exclude),
         follow_symlinks=follow_symlinks,
     )
-    if not quiet:
-        for note in discovery.notes:
-            click.echo(f"soulscan: note: {note}", err=True)
     with _progress(len(discovery.targets), enabled=not quiet) as advance:
-        report = run_scan(discovery, options, jobs=jobs, on_progress=advance)
+        scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance)
+    baseline_file = baseline_path or settings.baseline
+    outcome = apply_policy(
+        scanned, settings, baseline=baselines.load(baseline_file) if baseline_file else None
+    )
+    report = outcome.report
     width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
     output = render(report, format_name, RenderOptions(color=use_color(no_color), width=width,
                                                        quiet=quiet))
     click.echo(output, nl=False)
+    if not quiet:
+        for note in (*discovery.notes, *outcome.notes()):
+            click.echo(f"soulscan: note: {note}", err=True)
     for error in report.errors:
         click.echo(f"soulscan: error: {escape_text(error.path)}: {escape_text(error.message)}",
                    err=True)
     if report.errors:
         return 2
-    return 1 if fails(report, fail_on) else 0
+    fail_threshold = fail_on or settings.fail_on or FAIL_ON_BLOCK
+    return 1 if fails(report, fail_threshold, before_policy=scanned) else 0
 
 
 @contextmanager
