@@ -25,7 +25,7 @@ from soulscan.suppress import Suppression, parse_suppression
 
 YAML_NAMES = (".soulscan.yaml", ".soulscan.yml")
 PYPROJECT = "pyproject.toml"
-PROFILES = ("runtime", "hardened")
+PROFILES = ("runtime", "hardened", "all")
 # "block": anything that makes Hermes block a file or a memory entry; "never": report only.
 FAIL_ON_CHOICES = ("block", "info", "low", "medium", "high", "critical", "never")
 
