@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import regex
 
+from soulscan.engine import anchors
 from soulscan.engine.rulepack import Rule
 from soulscan.errors import SoulscanError
 
@@ -37,28 +38,66 @@ def _compile_exact(source: str) -> regex.Pattern[str]:
     return regex.compile(source, regex.V1)
 
 
-def _pattern_for(rule: Rule, text: str) -> regex.Pattern[str]:
-    """The rule's quick variant, or its exact form when the text needs it."""
-    if rule.exact_source is None:
-        return rule.compiled
-    if rule.exact_guard is None or _compile_exact(rule.exact_guard).search(text):
-        return _compile_exact(rule.exact_source)
-    return rule.compiled
+class PreparedText:
+    """A text with what every rule's quick checks need, computed once per scan."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._folded: str | None = None
+        self._needs_exact: dict[str, bool] = {}
+
+    @property
+    def folded(self) -> str:
+        if self._folded is None:
+            self._folded = anchors.fold(self.text)
+        return self._folded
+
+    def may_match(self, rule: Rule) -> bool:
+        """False only when the rule provably cannot match (none of its anchors occurs)."""
+        if rule.anchors is None:
+            return True
+        haystack = self.folded if rule.anchors_folded else self.text
+        return all(any(a in haystack for a in group) for group in rule.anchors)
+
+    def pattern_for(self, rule: Rule) -> regex.Pattern[str]:
+        """The rule's quick variant, or its exact form when this text needs it."""
+        if rule.exact_source is None:
+            return rule.compiled
+        guard = rule.exact_guard
+        if guard is None:
+            return _compile_exact(rule.exact_source)
+        if guard not in self._needs_exact:
+            self._needs_exact[guard] = _compile_exact(guard).search(self.text) is not None
+        return _compile_exact(rule.exact_source) if self._needs_exact[guard] else rule.compiled
 
 
-def rule_search(rule: Rule, text: str, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> bool:
-    """True when the rule matches anywhere in ``text`` (already in the rule's view)."""
+def _prepared(text: str | PreparedText) -> PreparedText:
+    return text if isinstance(text, PreparedText) else PreparedText(text)
+
+
+def rule_search(rule: Rule, text: str | PreparedText, *,
+                timeout: float = DEFAULT_TIMEOUT_SECONDS) -> bool:
+    """True when the rule matches anywhere in ``text`` (already in the rule's view).
+
+    Pass a ``PreparedText`` when running many rules over one text.
+    """
+    prepared = _prepared(text)
+    if not prepared.may_match(rule):
+        return False
     try:
-        return _pattern_for(rule, text).search(text, timeout=timeout) is not None
+        return prepared.pattern_for(rule).search(prepared.text, timeout=timeout) is not None
     except TimeoutError as exc:
         raise RuleTimeoutError(rule, timeout) from exc
 
 
-def rule_finditer(rule: Rule, text: str, *,
+def rule_finditer(rule: Rule, text: str | PreparedText, *,
                   timeout: float = DEFAULT_TIMEOUT_SECONDS) -> Iterator[tuple[int, int]]:
     """Every non-overlapping match of the rule in ``text`` as (start, end) offsets."""
+    prepared = _prepared(text)
+    if not prepared.may_match(rule):
+        return
     try:
-        for match in _pattern_for(rule, text).finditer(text, timeout=timeout):
+        for match in prepared.pattern_for(rule).finditer(prepared.text, timeout=timeout):
             yield match.start(), match.end()
     except TimeoutError as exc:
         raise RuleTimeoutError(rule, timeout) from exc

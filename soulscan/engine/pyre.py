@@ -216,7 +216,33 @@ class _Translator:
 
     # -- structure -------------------------------------------------------
     def emit(self, nodes: Any) -> str:
-        return "".join(self._node(op, av) for op, av in nodes)
+        nodes = list(nodes)
+        out = []
+        for i, (op, av) in enumerate(nodes):
+            if op is C.AT and av is C.AT_BOUNDARY:
+                out.append(self._boundary(nodes[:i], nodes[i + 1:]))
+            else:
+                out.append(self._node(op, av))
+        return "".join(out)
+
+    def _boundary(self, before: list[Any], after: list[Any]) -> str:
+        """``\\b`` with the side that is known to be a word character dropped.
+
+        A full boundary test is two lookarounds on each side; when the pattern
+        itself guarantees a word character next (``\\bname``) or just before
+        (``network\\b``), one lookaround on the other side is equivalent and
+        much faster.
+        """
+        word = self._word()
+        if _starts_with_word(after, self):
+            return f"(?<!{word})"
+        if _ends_with_word(before, self):
+            return f"(?!{word})"
+        return self._at(C.AT_BOUNDARY)
+
+    def is_word_literal(self, cp: int) -> bool:
+        members = self._case_closure([cp]) if self.ignorecase else {cp}
+        return all(chr(m).isalnum() or m == 0x5F for m in members)
 
     def _word(self) -> str:
         return self._category(C.CATEGORY_WORD)
@@ -277,6 +303,40 @@ class _Translator:
         if code not in table:
             raise self._unsupported(f"anchor {code}")
         return table[code]
+
+
+def _starts_with_word(nodes: list[Any], tr: _Translator) -> bool:
+    """Does every match of ``nodes`` start with a word character?"""
+    if not nodes:
+        return False
+    op, av = nodes[0]
+    if op is C.LITERAL:
+        return tr.is_word_literal(av)
+    if op is C.SUBPATTERN:
+        return _starts_with_word(list(av[3]) + nodes[1:], tr)
+    if op is C.BRANCH:
+        return all(_starts_with_word(list(b) + nodes[1:], tr) for b in av[1])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[0] >= 1:
+        return _starts_with_word(list(av[2]), tr)
+    return False
+
+
+def _ends_with_word(nodes: list[Any], tr: _Translator) -> bool:
+    """Does every match of ``nodes`` end with a word character?"""
+    if not nodes:
+        return False
+    op, av = nodes[-1]
+    if op is C.LITERAL:
+        return tr.is_word_literal(av)
+    if op is C.SUBPATTERN:
+        return _ends_with_word(nodes[:-1] + list(av[3]), tr)
+    if op is C.BRANCH:
+        return all(_ends_with_word(nodes[:-1] + list(b), tr) for b in av[1])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        lo, _, sub = av
+        inner = _ends_with_word(list(sub), tr)
+        return inner and (lo >= 1 or _ends_with_word(nodes[:-1], tr))
+    return False
 
 
 _SUPPORTED_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL

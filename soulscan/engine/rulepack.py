@@ -86,6 +86,10 @@ class Rule:
     # (compiled on demand by the matcher) is used.
     exact_source: str | None = field(default=None, compare=False, repr=False)
     exact_guard: str | None = field(default=None, compare=False, repr=False)
+    # One of these must occur in the (folded, for case-insensitive rules) text for
+    # the pattern to match; None when no anchor could be proven (soulscan.engine.anchors).
+    anchors: tuple[tuple[str, ...], ...] | None = field(default=None, compare=False, repr=False)
+    anchors_folded: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -316,6 +320,11 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
         tags = (*tags, category)
     compiled, exact_source, exact_guard = _compile(reader, dialect, pattern, flags, rule_id,
                                                    translations)
+    anchors: tuple[tuple[str, ...], ...] | None = None
+    if dialect == "python-re":
+        from soulscan.engine.anchors import extract_anchors
+
+        anchors = extract_anchors(pattern, _flags(reader, flags, _FLAG_BITS, rule_id))
     return Rule(
         id=rule_id, name=name, pack=pack_id, scope=scope, severity=severity,
         confidence=confidence, message=reader.text(raw, "message", rule_id), pattern=pattern,
@@ -325,6 +334,7 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
         tags=tags, view=reader.text(raw, "view", rule_id, required=False, default=pack_view),
         kinds=kinds, origin=origin,
         compiled=compiled, exact_source=exact_source, exact_guard=exact_guard,
+        anchors=anchors, anchors_folded="ignorecase" in flags,
     )
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from soulscan.engine.matcher import rule_finditer, rule_search
+import unicodedata
+
+from soulscan.engine.matcher import PreparedText, rule_finditer, rule_search
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.hermes.nfkc import nfkc_mapped
 
@@ -53,9 +55,7 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
         return []
     window = text[:MAX_SCAN_CHARS]
     findings = [invisible_id(ch) for ch in sorted(set(window) & _pack_invisible())]
-    import unicodedata
-
-    normalised = unicodedata.normalize("NFKC", window)
+    normalised = PreparedText(unicodedata.normalize("NFKC", window))
     for rule in rules_for_scope(scope):
         if rule_search(rule, normalised):
             findings.append(rule.id)
@@ -117,8 +117,9 @@ def runtime_matches(text: str, scope: str) -> list[RuntimeMatch]:
         for i, ch in enumerate(text) if ch in invisible
     ]
     mapped = nfkc_mapped(text)
+    prepared = PreparedText(mapped.text)
     for rule in rules:
-        for start, end in rule_finditer(rule, mapped.text):
+        for start, end in rule_finditer(rule, prepared):
             src_start, src_end = mapped.source_span(start, end)
             matches.append(RuntimeMatch(rule.id, rule, src_start, src_end))
     matches.sort(key=lambda m: (m.start, m.end, m.rule_id))

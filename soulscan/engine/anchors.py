@@ -1,0 +1,108 @@
+"""Literal anchors: a cheap test that rules a pattern out before the regex runs.
+
+For each python-re pattern we extract requirements that any text it matches must
+meet: ``ignore`` *and* ``instructions`` for the prompt-injection rule, one of
+``cobalt``/``sliver``/... for the C2-name rule. A scan checks them with ``in`` on a
+case-folded copy of the text, and only runs the regexes whose requirements all hold.
+
+Case-insensitive anchors are ASCII only, and ``fold`` maps every character that
+``re`` treats as a case of an ASCII letter onto that letter (``İ``, ``ı`` → ``i``;
+``ſ`` → ``s``; ``K`` (Kelvin) → ``k``), so a match always leaves its anchor in the
+folded text. ``tests/test_anchors.py`` checks both facts.
+"""
+
+from __future__ import annotations
+
+import re
+from re import _constants as C  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
+from typing import Any
+
+MIN_ANCHOR = 2  # shorter anchors occur in nearly every text: not worth checking
+MAX_REQUIREMENTS = 4  # the most selective few are enough
+
+
+def fold(text: str) -> str:
+    """Case-fold ``text`` so that ASCII anchors can be found with ``in``."""
+    return text.lower().replace("i\u0307", "i").replace("\u0131", "i").replace("\u017f", "s")
+
+
+Requirement = frozenset[str]  # any one of these strings must occur
+
+
+Anchors = tuple[tuple[str, ...], ...]  # every group must have one member in the text
+
+
+def extract_anchors(pattern: str, flags: int) -> Anchors | None:
+    """Requirements every match meets, most selective first; None if there are none."""
+    try:
+        parsed = _parser.parse(pattern, flags)
+    except re.error:
+        return None
+    ignorecase = bool(parsed.state.flags & re.IGNORECASE)
+    usable = {r for r in _requirements(list(parsed), ignorecase) if _usable(r)}
+    if not usable:
+        return None
+    ranked = sorted(usable, key=lambda r: (-min(len(s) for s in r), len(r), sorted(r)))
+    return tuple(tuple(sorted(r)) for r in ranked[:MAX_REQUIREMENTS])
+
+
+def _usable(requirement: Requirement) -> bool:
+    return bool(requirement) and min(len(s) for s in requirement) >= MIN_ANCHOR
+
+
+def _best(requirements: list[Requirement]) -> Requirement | None:
+    usable = [r for r in requirements if _usable(r)]
+    if not usable:
+        return None
+    return max(usable, key=lambda r: (min(len(s) for s in r), -len(r)))
+
+
+def _anchor_char(cp: int, ignorecase: bool) -> str | None:
+    ch = chr(cp)
+    if ignorecase:
+        return ch.lower() if cp < 0x80 else None
+    return ch
+
+
+def _requirements(nodes: list[Any], ignorecase: bool) -> list[Requirement]:
+    """Every requirement that a match of this sequence must meet."""
+    found: list[Requirement] = []
+    run: list[str] = []
+
+    def close_run() -> None:
+        if run:
+            found.append(frozenset({"".join(run)}))
+            run.clear()
+
+    for op, av in nodes:
+        if op is C.LITERAL:
+            ch = _anchor_char(av, ignorecase)
+            if ch is None:
+                close_run()
+            else:
+                run.append(ch)
+            continue
+        close_run()
+        if op is C.SUBPATTERN:
+            found += _requirements(list(av[3]), ignorecase)
+        elif op is C.BRANCH:
+            alternatives: set[str] = set()
+            for branch in av[1]:
+                best = _best(_requirements(list(branch), ignorecase))
+                if best is None:
+                    alternatives = set()
+                    break
+                alternatives |= best
+            if alternatives:
+                found.append(frozenset(alternatives))
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and av[0] >= 1:
+            found += _requirements(list(av[2]), ignorecase)
+        elif op is C.IN and _is_literal_set(av, ignorecase):
+            found.append(frozenset(_anchor_char(cp, ignorecase) or "" for _, cp in av))
+    close_run()
+    return found
+
+
+def _is_literal_set(items: list[Any], ignorecase: bool) -> bool:
+    return all(op is C.LITERAL and _anchor_char(cp, ignorecase) for op, cp in items)
