@@ -17,7 +17,6 @@ from soulscan.config import Settings
 from soulscan.models import EFFECT_BLOCKS_ENTRY, EFFECT_BLOCKS_FILE, Finding, ScanReport
 from soulscan.suppress import Suppression, apply_suppressions
 
-
 BLOCKING_EFFECTS = (EFFECT_BLOCKS_FILE, EFFECT_BLOCKS_ENTRY)
 
 
