@@ -342,9 +342,15 @@ def _run_jobs(
                 on_progress(1)
             yield outcome
         return
+    # The first file is scanned here: that loads and compiles the rule packs once, and
+    # forked workers inherit them instead of each paying for it.
+    first, rest = runnable[0], runnable[1:]
+    yield _scan_job(first, options)
+    if on_progress is not None:
+        on_progress(1)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        chunksize = max(1, len(runnable) // (jobs * 8))
-        for outcome in pool.map(_scan_job, runnable, [options] * len(runnable), chunksize=chunksize):
+        chunksize = max(1, len(rest) // (jobs * 8))
+        for outcome in pool.map(_scan_job, rest, [options] * len(rest), chunksize=chunksize):
             if on_progress is not None:
                 on_progress(1)
             yield outcome
