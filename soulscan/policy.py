@@ -14,10 +14,8 @@ from dataclasses import dataclass, replace
 
 from soulscan.baseline import Baseline, filter_report
 from soulscan.config import Settings
-from soulscan.models import EFFECT_BLOCKS_ENTRY, EFFECT_BLOCKS_FILE, Finding, ScanReport
+from soulscan.models import Finding, ScanReport
 from soulscan.suppress import Suppression, apply_suppressions
-
-BLOCKING_EFFECTS = (EFFECT_BLOCKS_FILE, EFFECT_BLOCKS_ENTRY)
 
 
 @dataclass(frozen=True)
@@ -27,8 +25,6 @@ class PolicyOutcome:
     suppressed: int  # findings a config suppression covers
     baselined: int  # findings the baseline accepts
     expired: tuple[Suppression, ...]  # suppressions past their date: reported, not applied
-    # Files whose runtime-blocking findings the config or baseline accepted (in part).
-    accepted_blocking: frozenset[str] = frozenset()
 
     def notes(self) -> list[str]:
         """One line per thing the user should know about what was not reported."""
@@ -42,18 +38,6 @@ class PolicyOutcome:
         if self.baselined:
             lines.append(f"{self.baselined} finding(s) accepted by the baseline")
         return lines
-
-
-def _blocking(findings: tuple[Finding, ...]) -> int:
-    return sum(f.runtime_effect in BLOCKING_EFFECTS for f in findings)
-
-
-def _accepted_blocking(before: ScanReport, after: ScanReport) -> frozenset[str]:
-    """Paths of files that lost a runtime-blocking finding to the config or the baseline."""
-    remaining = {file.path: _blocking(file.findings) for file in after.files}
-    return frozenset(
-        file.path for file in before.files if _blocking(file.findings) > remaining.get(file.path, 0)
-    )
 
 
 def rule_selected(rule_id: str, settings: Settings) -> bool:
@@ -91,7 +75,6 @@ def apply_policy(
     if baseline is not None:
         result, baselined = filter_report(result, baseline)
     return PolicyOutcome(
-        accepted_blocking=_accepted_blocking(report, result),
         report=result,
         deselected=deselected,
         suppressed=len(outcome.suppressed),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import types
 
@@ -63,13 +62,3 @@ def test_severity_override_applies_before_the_baseline() -> None:
     settings = Settings(severity=types.MappingProxyType({"SS101": Severity.CRITICAL}))
     outcome = apply_policy(report(finding("SS101")), settings, today=TODAY)
     assert outcome.report.files[0].findings[0].severity is Severity.CRITICAL
-
-
-def test_accepting_a_blocking_finding_is_recorded() -> None:
-    blocking = dataclasses.replace(finding("prompt_injection"), runtime_effect="blocks-file")
-    other = dataclasses.replace(
-        finding("SS101", path="AGENTS.md", text="x"), runtime_effect="blocks-file"
-    )
-    accepted = baseline.from_report(report(blocking))
-    outcome = apply_policy(report(blocking, other), Settings(), baseline=accepted, today=TODAY)
-    assert outcome.accepted_blocking == frozenset({"SOUL.md"})
