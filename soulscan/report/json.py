@@ -41,12 +41,14 @@ removed or changed in meaning without bumping ``schema``::
     }
 
 Every string is passed through ``escape_text``: a JSON consumer never receives a raw
-control, bidi or invisible character, not even in a path.
+control, bidi or invisible character, not even in a path. The JSON Schema of this
+contract ships beside this module as ``scan-report-1.schema.json`` (``schema_path()``).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from soulscan import RUNTIME, __version__
@@ -55,6 +57,11 @@ from soulscan.report import RenderOptions
 from soulscan.report.escape import escape_text
 
 SCHEMA_VERSION = 1
+
+
+def schema_path() -> Path:
+    """The JSON Schema (draft 2020-12) that every report of this schema version satisfies."""
+    return Path(__file__).with_name(f"scan-report-{SCHEMA_VERSION}.schema.json")
 BLOCKING_EFFECTS = ("blocks-file", "blocks-entry")
 
 
