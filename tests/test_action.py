@@ -168,3 +168,29 @@ def test_inputs_change_the_outcome(
 ) -> None:
     result = _run(runner, workspace, **inputs)
     assert result.returncode == code, result.stdout + result.stderr
+
+
+def test_config_and_baseline_inputs_accept_known_findings(
+    runner: dict[str, str], workspace: Path
+) -> None:
+    baseline = workspace / "accepted.json"
+    created = subprocess.run(
+        [str(BIN / "soulscan"), "baseline", "create", "--baseline", str(baseline), "."],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert created.returncode == 0, created.stderr
+    accepted = _run(runner, workspace, baseline="accepted.json")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "accepted by the baseline" in accepted.stderr
+
+    (workspace / "team.yaml").write_text(
+        "suppressions:\n  - {rule: prompt_injection, path: AGENTS.md, reason: demo, "
+        "expires: 2020-01-01}\n",
+        encoding="utf-8",
+    )
+    expired = _run(runner, workspace, config="team.yaml")
+    assert expired.returncode == 1  # an expired suppression no longer applies
+    assert "suppression expired on 2020-01-01" in expired.stderr
