@@ -1,0 +1,121 @@
+"""Shared plumbing of the differential tests: run sizes, hypothesis settings, the tally.
+
+The default run is bounded (CI has 2 cores and the whole suite must stay fast); ``--slow``
+multiplies every budget. Under ``CI`` hypothesis is derandomised so a CI run is
+reproducible. Every comparison is counted in a session :class:`Tally`, printed at the end
+of the session and asserted per test, so a run that compared nothing cannot pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from support.fixtures import running_in_ci
+from support.spec import escape, shared_dir
+
+SLOW_FACTOR = 25
+
+
+def is_slow(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--slow"))
+
+
+def budget(request: pytest.FixtureRequest, default: int) -> int:
+    return default * SLOW_FACTOR if is_slow(request) else default
+
+
+def hypothesis_settings(request: pytest.FixtureRequest, examples: int) -> settings:
+    return settings(
+        max_examples=budget(request, examples),
+        deadline=None,
+        derandomize=running_in_ci(),
+        database=None if running_in_ci() else settings.default.database,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )
+
+
+class Tally(Counter[str]):
+    """How many inputs each differential check compared against the runtime."""
+
+    def report_lines(self) -> list[str]:
+        total = sum(self.values())
+        lines = [f"differential vs hermes-agent 0.19.0: {total} inputs compared (any mismatch fails its test)"]
+        lines += [f"  {name}: {count}" for name, count in sorted(self.items())]
+        return lines
+
+
+@pytest.fixture(scope="session")
+def tally(request: pytest.FixtureRequest) -> Iterator[Tally]:
+    counts = Tally()
+    yield counts
+    if not counts:
+        return
+    # Printed past pytest's output capture, so the figures show without -s.
+    plugins = request.config.pluginmanager
+    reporter = plugins.get_plugin("terminalreporter")
+    capture = plugins.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        for line in counts.report_lines():
+            if reporter is not None:
+                reporter.write_line(line)
+            else:
+                print(line)
+
+
+def corpus_items() -> list[dict[str, Any]]:
+    """Every item of ``../shared/corpora/*/items.jsonl`` (empty when absent)."""
+    items = []
+    for path in sorted((shared_dir() / "corpora").glob("*/items.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            items += [json.loads(line) for line in handle if line.strip()]
+    return items
+
+
+def corpus_sample(request: pytest.FixtureRequest, chars_per_corpus: int = 300_000) -> list[dict[str, Any]]:
+    """All corpus items with ``--slow``; by default an even stride through each corpus.
+
+    The stride keeps roughly ``chars_per_corpus`` characters of each corpus, so small
+    corpora (the attack payloads) are taken whole and the large benign ones sampled.
+    """
+    items = corpus_items()
+    if is_slow(request):
+        return items
+    by_corpus: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        by_corpus.setdefault(item["id"].rsplit("-", 1)[0], []).append(item)
+    sample = []
+    for group in by_corpus.values():
+        chars = sum(len(item["text"]) for item in group)
+        stride = max(1, -(-chars // chars_per_corpus))
+        sample += group[::stride]
+    return sample
+
+
+def mismatch(what: str, text: str, got: Any, want: Any) -> str:
+    """An assertion message with the input escaped (never raw attacker text)."""
+    return (
+        f"{what} differs from hermes 0.19.0 on input {escape(text[:400])!s}"
+        f"{' …' if len(text) > 400 else ''} (len {len(text)}):\n"
+        f"  soulscan: {escape(json.dumps(got, ensure_ascii=False))[:600]}\n"
+        f"  hermes:   {escape(json.dumps(want, ensure_ascii=False))[:600]}"
+    )
+
+
+def write_tree_input(base: Path, files: dict[str, bytes | None]) -> None:
+    """Write a generated tree: bytes are files, None is a directory."""
+    for rel, data in sorted(files.items(), key=lambda kv: kv[1] is not None):
+        target = base / rel
+        if data is None:
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
