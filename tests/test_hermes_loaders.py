@@ -106,6 +106,12 @@ def test_strip_yaml_frontmatter(text: str, expected: str) -> None:
         pytest.param(b"context_file_max_chars: 90 # \xff\n", None, 20_000, id="invalid-utf8"),
         pytest.param("a: 1\ncontext_file_max_chars: 5\ncontext_file_max_chars: 9\n", None, 9,
                      id="duplicate-key-last-wins"),
+        pytest.param("agent: 5\ncontext_file_max_chars: 77\n", None, 20_000,
+                     id="bad-agent-section-fails-whole-config"),
+        pytest.param("agent: [[max_turns, 3]]\ncontext_file_max_chars: 77\n", None, 77,
+                     id="agent-pairs-convert"),
+        pytest.param("agent: ~\ncontext_file_max_chars: 78\n", None, 78, id="null-agent-section"),
+        pytest.param("context_file_max_chars: 0x10\n", None, 16, id="yaml11-hex"),
     ],
 )
 def test_context_file_max_chars(

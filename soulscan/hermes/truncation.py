@@ -48,7 +48,22 @@ def read_hermes_config(hermes_home: HomePath) -> dict[Any, Any]:
             loaded = yaml.load(stream, Loader=_Loader)
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
         return {}
-    return loaded if isinstance(loaded, dict) else {}
+    if not isinstance(loaded, dict) or not _agent_section_normalises(loaded.get("agent")):
+        return {}
+    return loaded
+
+
+def _agent_section_normalises(agent: object) -> bool:
+    """Whether the runtime's ``dict(config["agent"] or {})`` succeeds.
+
+    When it raises, the runtime's whole config load fails and every caller falls
+    back to its defaults (0.19.0 `_normalize_max_turns_config`).
+    """
+    try:
+        dict(agent or {})  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def dynamic_max_chars(context_length: object) -> int:
