@@ -347,3 +347,15 @@ def test_document_output_is_the_runtime_section(kind: str, text: str, cap: int) 
         (region,) = doc.regions
         assert doc.text is not None and warnings == []
         assert "".join(_span_text(doc.text, span) for span in region.visible) == region.text
+
+
+@settings(max_examples=150, deadline=None)
+@given(kind=st.sampled_from(["memory", "user"]), text=texts)
+def test_memory_output_matches_the_store_snapshot(kind: str, text: str) -> None:
+    doc = load_document("-", kind, data=text.encode("utf-8"))
+    assert doc.text is not None
+    filename = "MEMORY.md" if kind == "memory" else "USER.md"
+    limit = 2200 if kind == "memory" else 1375
+    expected = render_memory_block(kind, sanitise_entries(parse_entries(doc.text), filename), limit)
+    assert doc.output == expected
+    assert (doc.summary.action == "skip") == (expected == "")
