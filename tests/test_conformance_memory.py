@@ -15,13 +15,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.oracle import ORACLE_PYTHON
+from support.spec import (
+    Case,
+    Workspace,
+    conformance_path,
+    expect_equal,
+    load_cases,
+    materialise,
+    read_back,
+)
 
 from soulscan.hermes import file_safety
 from soulscan.hermes.memory import MemoryStore
 from soulscan.hermes.memory_tool import memory_tool
 from soulscan.hermes.prompt import build_system_prompt_parts
-from support.oracle import ORACLE_PYTHON
-from support.spec import Case, Workspace, conformance_path, expect_equal, load_cases, materialise, read_back
 
 AREAS = ("memory", "mirror", "prompt")
 CASES: list[Case] = load_cases(AREAS) if conformance_path().is_file() else []
@@ -102,7 +110,11 @@ def replay_mirror(case: Case, ws: Workspace) -> dict[str, Any]:
         error = file_safety.get_write_denied_error(path, home=home, hermes_home=str(ws.hermes_home))
         return {"denied": error is not None, "error": error}
     if case.kind == "read_blocked":
-        return {"error": file_safety.get_read_block_error(path, hermes_home=str(ws.hermes_home), home=home)}
+        return {
+            "error": file_safety.get_read_block_error(
+                path, hermes_home=str(ws.hermes_home), home=home
+            )
+        }
     raise AssertionError(f"unknown mirror kind {case.kind!r}")
 
 

@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 import pytest
+from support.oracle import ORACLE_PYTHON
 
 from soulscan.hermes.atomic import exclusive_lock
 from soulscan.hermes.memory import MemoryStore
 from soulscan.hermes.memory_format import parse_entries
-from support.oracle import ORACLE_PYTHON
 
 KILLS = 300
 SLOW_KILLS = 3000
@@ -91,14 +91,18 @@ def test_sigkill_never_leaves_a_torn_file(tmp_path: Path, request: pytest.Fixtur
         _, status = os.waitpid(pid, 0)
         assert os.WIFSIGNALED(status), f"child ended on its own (status {status})"
         found = _generation_of(parse_entries(path.read_text(encoding="utf-8")))
-        assert found is not None and found >= gen, f"torn or stale file after a kill (last gen {gen})"
+        assert found is not None and found >= gen, (
+            f"torn or stale file after a kill (last gen {gen})"
+        )
         advanced += found > gen
         gen = found
     fresh = MemoryStore(home, memory_char_limit=BIG_LIMIT)
     fresh.load_from_disk()
     assert fresh.memory_entries == [*STABLE_ENTRIES, generation_entry(gen)]
     assert advanced > 0, "no kill landed after a completed write: the test proved nothing"
-    print(f"\ncrash safety: {_kills(request)} SIGKILLs, {advanced} after at least one completed rewrite, file always one whole generation")
+    print(
+        f"\ncrash safety: {_kills(request)} SIGKILLs, {advanced} after at least one completed rewrite, file always one whole generation"
+    )
 
 
 def _soulscan_adder(home: Path, label: str, count: int) -> None:
@@ -126,8 +130,9 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     if ORACLE_PYTHON.exists():
         oracle = subprocess.Popen(
             [str(ORACLE_PYTHON), "-I", "-c", _ORACLE_ADDER, str(home), str(count), str(BIG_LIMIT)],
-            stderr=subprocess.PIPE, cwd=os.sep,
-        )  # fmt: skip
+            stderr=subprocess.PIPE,
+            cwd=os.sep,
+        )
     pids = []
     for w in range(writers):
         pid = os.fork()

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from soulscan.hermes import file_safety as fs
 from support.fixtures import oracle  # noqa: F401 (pytest fixture)
 from support.oracle import Oracle
+
+from soulscan.hermes import file_safety as fs
 
 LAYOUTS = {
     "native": "{HOME}/.hermes",
@@ -25,26 +25,59 @@ LAYOUTS = {
     "custom-profile": "{BASE}/opt/data/profiles/worker",
 }
 PATHS = [
-    "~/.ssh/id_rsa", "~/.ssh/known_hosts", "~/.aws/credentials", "~/.config/gh/hosts.yml", "~/.netrc",
-    "~/.hermes/../.ssh/config", "{HH}/.env", "{ROOT}/.env", "{HH}/.anthropic_oauth.json", "{HH}/state.db",
-    "{HH}/sessions", "{HH}/sessions/s1.json", "{ROOT}/state.db", "{HH}/mcp-tokens", "{HH}/mcp-tokens/t.json",
-    "{ROOT}/pairing/code", "{HH}/SOUL.md", "{HH}/memories/MEMORY.md", "{HH}/skills/x/SKILL.md",
-    "{ROOT}/skills/x/SKILL.md", "{ROOT}/memories/USER.md", "{ROOT}/profiles/other/memories/MEMORY.md",
-    "{ROOT}/profiles/coder/cron/jobs.json", "{ROOT}/profiles/worker/plugins/p.py", "{ROOT}/profiles/x",
-    "{ROOT}/profiles/x/notes/skills", "{HH}/auth.json", "{ROOT}/auth.lock", "{HH}/auth/google_oauth.json",
-    "{HH}/cache/bws_cache.json", "{HH}/webhook_subscriptions.json", "{HH}/skills/.hub",
-    "{HH}/skills/.hub/index-cache/a.json", "{BASE}/work/.env.local", "{BASE}/work/.ENVRC",
-    "{BASE}/work/.env.example", "{BASE}/work/env", "{HOME}/sandboxes/docker/t1/home/.hermes/SOUL.md",
-    "{HOME}/sandboxes/docker/t1/home/.hermes", "{HH}/../x.md", "/etc/passwd", "/etc/systemd/system/x",
+    "~/.ssh/id_rsa",
+    "~/.ssh/known_hosts",
+    "~/.aws/credentials",
+    "~/.config/gh/hosts.yml",
+    "~/.netrc",
+    "~/.hermes/../.ssh/config",
+    "{HH}/.env",
+    "{ROOT}/.env",
+    "{HH}/.anthropic_oauth.json",
+    "{HH}/state.db",
+    "{HH}/sessions",
+    "{HH}/sessions/s1.json",
+    "{ROOT}/state.db",
+    "{HH}/mcp-tokens",
+    "{HH}/mcp-tokens/t.json",
+    "{ROOT}/pairing/code",
+    "{HH}/SOUL.md",
+    "{HH}/memories/MEMORY.md",
+    "{HH}/skills/x/SKILL.md",
+    "{ROOT}/skills/x/SKILL.md",
+    "{ROOT}/memories/USER.md",
+    "{ROOT}/profiles/other/memories/MEMORY.md",
+    "{ROOT}/profiles/coder/cron/jobs.json",
+    "{ROOT}/profiles/worker/plugins/p.py",
+    "{ROOT}/profiles/x",
+    "{ROOT}/profiles/x/notes/skills",
+    "{HH}/auth.json",
+    "{ROOT}/auth.lock",
+    "{HH}/auth/google_oauth.json",
+    "{HH}/cache/bws_cache.json",
+    "{HH}/webhook_subscriptions.json",
+    "{HH}/skills/.hub",
+    "{HH}/skills/.hub/index-cache/a.json",
+    "{BASE}/work/.env.local",
+    "{BASE}/work/.ENVRC",
+    "{BASE}/work/.env.example",
+    "{BASE}/work/env",
+    "{HOME}/sandboxes/docker/t1/home/.hermes/SOUL.md",
+    "{HOME}/sandboxes/docker/t1/home/.hermes",
+    "{HH}/../x.md",
+    "/etc/passwd",
+    "/etc/systemd/system/x",
     "relative/file.txt",
-]  # fmt: skip
+]
 
 
 def _fill(template: str, base: Path, hermes_home: str, root: str) -> str:
     return (
-        template.replace("{HH}", hermes_home).replace("{ROOT}", root)
-        .replace("{HOME}", str(base / "home")).replace("{BASE}", str(base))
-    )  # fmt: skip
+        template.replace("{HH}", hermes_home)
+        .replace("{ROOT}", root)
+        .replace("{HOME}", str(base / "home"))
+        .replace("{BASE}", str(base))
+    )
 
 
 def _ours(path: str, *, home: str, hermes_home: str, mirror_prefix: str) -> dict[str, Any]:
@@ -68,7 +101,13 @@ def test_every_verdict_matches_runtime(oracle: Oracle, tmp_path: Path, layout: s
     root = fs.default_hermes_root(hermes_home, home)
     Path(hermes_home).mkdir(parents=True)
     paths = [_fill(p, base, hermes_home, root) for p in PATHS]
-    theirs = oracle.call("file_safety_probe", hermes_home=hermes_home, home=home, paths=paths, mirror_prefix=hermes_home)
+    theirs = oracle.call(
+        "file_safety_probe",
+        hermes_home=hermes_home,
+        home=home,
+        paths=paths,
+        mirror_prefix=hermes_home,
+    )
     mismatches = [
         (path, key, mine[key], want[key])
         for path, want in zip(paths, theirs)
@@ -99,15 +138,23 @@ def test_default_hermes_root(tmp_path: Path, hermes_home: str, expected_root: st
     [
         pytest.param([], "{T}/anything", None, id="no-safe-root"),
         pytest.param(["{T}/ok"], "{T}/ok/file", None, id="inside-safe-root"),
-        pytest.param(["{T}/ok"], "{T}/other/file",
-                     "Write denied: '{T}/other/file' is outside HERMES_WRITE_SAFE_ROOT ({T}/ok). "
-                     "Unset the variable or add this path's directory prefix.", id="outside-safe-root"),  # fmt: skip
+        pytest.param(
+            ["{T}/ok"],
+            "{T}/other/file",
+            "Write denied: '{T}/other/file' is outside HERMES_WRITE_SAFE_ROOT ({T}/ok). "
+            "Unset the variable or add this path's directory prefix.",
+            id="outside-safe-root",
+        ),
     ],
 )
-def test_write_safe_root(tmp_path: Path, safe_roots: list[str], path: str, expected: str | None) -> None:
+def test_write_safe_root(
+    tmp_path: Path, safe_roots: list[str], path: str, expected: str | None
+) -> None:
     t = str(tmp_path.resolve())
     error = fs.get_write_denied_error(
-        path.replace("{T}", t), home=t + "/home", hermes_home=t + "/hh",
+        path.replace("{T}", t),
+        home=t + "/home",
+        hermes_home=t + "/hh",
         safe_roots=[r.replace("{T}", t) for r in safe_roots],
-    )  # fmt: skip
+    )
     assert error == (expected.replace("{T}", t) if expected else None)

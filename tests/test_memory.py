@@ -131,12 +131,16 @@ def test_drift_backup_holds_the_file_and_nothing_is_rewritten(tmp_path: Path) ->
         pytest.param(None, (2200, 1375), id="no-config"),
         pytest.param("memory:\n  memory_char_limit: 500\n", (500, 1375), id="memory-only"),
         pytest.param("memory:\n  user_char_limit: '90'\n", (2200, 90), id="string-int"),
-        pytest.param("memory:\n  memory_char_limit: lots\n", (2200, 1375), id="bad-value-both-default"),
+        pytest.param(
+            "memory:\n  memory_char_limit: lots\n", (2200, 1375), id="bad-value-both-default"
+        ),
         pytest.param("memory: [1]\n", (2200, 1375), id="not-a-mapping"),
         pytest.param(": : :\n", (2200, 1375), id="broken-yaml"),
     ],
 )
-def test_configured_char_limits(tmp_path: Path, config: str | None, limits: tuple[int, int]) -> None:
+def test_configured_char_limits(
+    tmp_path: Path, config: str | None, limits: tuple[int, int]
+) -> None:
     if config is not None:
         (tmp_path / "config.yaml").write_text(config, encoding="utf-8")
     assert configured_char_limits(tmp_path) == limits
@@ -145,23 +149,41 @@ def test_configured_char_limits(tmp_path: Path, config: str | None, limits: tupl
 @pytest.mark.parametrize(
     ("args", "reply"),
     [
-        pytest.param({"action": "add"}, {"error": "Content is required for 'add' action.", "success": False},
-                     id="add-without-content"),  # fmt: skip
-        pytest.param({"action": "add", "target": "x", "content": "c"},
-                     {"error": "Invalid target 'x'. Use 'memory' or 'user'.", "success": False}, id="bad-target"),  # fmt: skip
-        pytest.param({"operations": "not a list"},
-                     {"error": "operations must be a list of {action, content?, old_text?} objects.", "success": False},
-                     id="operations-not-a-list"),  # fmt: skip
-        pytest.param({"action": "list"}, {"error": "Unknown action 'list'. Use: add, replace, remove", "success": False},
-                     id="unknown-action"),  # fmt: skip
+        pytest.param(
+            {"action": "add"},
+            {"error": "Content is required for 'add' action.", "success": False},
+            id="add-without-content",
+        ),
+        pytest.param(
+            {"action": "add", "target": "x", "content": "c"},
+            {"error": "Invalid target 'x'. Use 'memory' or 'user'.", "success": False},
+            id="bad-target",
+        ),
+        pytest.param(
+            {"operations": "not a list"},
+            {
+                "error": "operations must be a list of {action, content?, old_text?} objects.",
+                "success": False,
+            },
+            id="operations-not-a-list",
+        ),
+        pytest.param(
+            {"action": "list"},
+            {"error": "Unknown action 'list'. Use: add, replace, remove", "success": False},
+            id="unknown-action",
+        ),
     ],
 )
-def test_tool_argument_errors(tmp_path: Path, args: dict[str, object], reply: dict[str, object]) -> None:
+def test_tool_argument_errors(
+    tmp_path: Path, args: dict[str, object], reply: dict[str, object]
+) -> None:
     assert json.loads(memory_tool(MemoryStore(tmp_path), **args)) == reply  # type: ignore[arg-type]
 
 
 def test_tool_without_store_and_missing_old_text(tmp_path: Path) -> None:
-    assert json.loads(memory_tool(None, action="add", content="x"))["error"].startswith("Memory is not available.")
+    assert json.loads(memory_tool(None, action="add", content="x"))["error"].startswith(
+        "Memory is not available."
+    )
     store = MemoryStore(tmp_path)
     store.add("memory", "fact A")
     store.load_from_disk()

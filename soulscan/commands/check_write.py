@@ -11,6 +11,8 @@ as a guard. ``HERMES_WRITE_SAFE_ROOT`` is honoured like the runtime honours it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import click
@@ -25,18 +27,37 @@ from soulscan.hermes.file_safety import (
 )
 
 
-def first_objection(path: str, *, hermes_home: str, home: str, mirror_prefix: str | None) -> tuple[str, str] | None:
+def first_objection(
+    path: str, *, hermes_home: str, home: str, mirror_prefix: str | None
+) -> tuple[str, str] | None:
     """``(guard name, runtime message)`` of the first guard that refuses ``path``, if any."""
     root = default_hermes_root(hermes_home, home)
-    checks = (
-        ("cross-profile", lambda: get_cross_profile_warning(path, hermes_home=hermes_home, hermes_root=root, home=home)),
-        ("sandbox-mirror", lambda: get_sandbox_mirror_warning(path, home=home)),
-        ("container-mirror", lambda: get_container_mirror_warning(path, mirror_prefix, home=home)),
-        ("write-denied", lambda: get_write_denied_error(
-            path, home=home, hermes_home=hermes_home, hermes_root=root,
-            safe_roots=os.environ.get("HERMES_WRITE_SAFE_ROOT", "").split(os.pathsep),
-        )),
-    )  # fmt: skip
+    safe_roots = os.environ.get("HERMES_WRITE_SAFE_ROOT", "").split(os.pathsep)
+    checks: tuple[tuple[str, Callable[[], str | None]], ...] = (
+        (
+            "cross-profile",
+            partial(
+                get_cross_profile_warning,
+                path,
+                hermes_home=hermes_home,
+                hermes_root=root,
+                home=home,
+            ),
+        ),
+        ("sandbox-mirror", partial(get_sandbox_mirror_warning, path, home=home)),
+        ("container-mirror", partial(get_container_mirror_warning, path, mirror_prefix, home=home)),
+        (
+            "write-denied",
+            partial(
+                get_write_denied_error,
+                path,
+                home=home,
+                hermes_home=hermes_home,
+                hermes_root=root,
+                safe_roots=safe_roots,
+            ),
+        ),
+    )
     for name, check in checks:
         message = check()
         if message:
@@ -46,10 +67,18 @@ def first_objection(path: str, *, hermes_home: str, home: str, mirror_prefix: st
 
 @click.command(name="check-write")
 @click.argument("path")
-@click.option("--mirror-prefix", default=None, help="The container-side Hermes home mirror (e.g. /root/.hermes).")
+@click.option(
+    "--mirror-prefix",
+    default=None,
+    help="The container-side Hermes home mirror (e.g. /root/.hermes).",
+)
 @hermes_home_option
-@click.option("--home", "user_home", default=None, help="The user home used for ~ (default: yours).")
-def command(path: str, mirror_prefix: str | None, hermes_home: Path | None, user_home: str | None) -> int:
+@click.option(
+    "--home", "user_home", default=None, help="The user home used for ~ (default: yours)."
+)
+def command(
+    path: str, mirror_prefix: str | None, hermes_home: Path | None, user_home: str | None
+) -> int:
     """Exit 1 with the runtime's warning when a Hermes write to PATH would be refused."""
     home = user_home if user_home is not None else str(Path.home())
     objection = first_objection(

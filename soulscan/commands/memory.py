@@ -21,7 +21,12 @@ from soulscan.commands._hermes_options import hermes_home_option, resolve_home, 
 from soulscan.errors import SoulscanError
 from soulscan.hermes.memory import MemoryStore, configured_char_limits, sanitise_entries
 from soulscan.hermes.memory_drift import has_drift
-from soulscan.hermes.memory_format import BLOCKED_PREFIX, TARGET_FILENAMES, joined_length, usage_text
+from soulscan.hermes.memory_format import (
+    BLOCKED_PREFIX,
+    TARGET_FILENAMES,
+    joined_length,
+    usage_text,
+)
 from soulscan.hermes.scanner import scan_for_threats
 
 _target_option = click.option(
@@ -31,7 +36,9 @@ _target_option = click.option(
     show_default=True,
     help="memory = MEMORY.md (the agent's notes), user = USER.md (the user profile).",
 )
-_format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+_format_option = click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 
 
 def _store(hermes_home: Path | None) -> MemoryStore:
@@ -60,7 +67,9 @@ def _report(result: dict[str, Any], fmt: str) -> int:
         click.echo(json.dumps(result, ensure_ascii=True))
         return 0 if result.get("success") else 1
     if result.get("success"):
-        click.echo(f"{result['message']} {result['target']}: {result['usage']}, {result['entry_count']} entries")
+        click.echo(
+            f"{result['message']} {result['target']}: {result['usage']}, {result['entry_count']} entries"
+        )
         return 0
     click.echo(f"refused: {shown(str(result.get('error', '')))}")
     for key in ("current_entries", "matches"):
@@ -113,14 +122,18 @@ def remove(old_text: str, target: str, hermes_home: Path | None, fmt: str) -> in
 def entry_verdicts(entries: list[str], filename: str) -> list[dict[str, Any]]:
     """Per entry: what the runtime puts in the prompt for it at session start."""
     verdicts = []
-    for index, (entry, shown_as) in enumerate(zip(entries, sanitise_entries(entries, filename)), start=1):
+    for index, (entry, shown_as) in enumerate(
+        zip(entries, sanitise_entries(entries, filename)), start=1
+    ):
         if entry.startswith(BLOCKED_PREFIX):
             verdict, ids = "unscanned", scan_for_threats(entry, "strict")
         elif shown_as != entry:
             verdict, ids = "blanked", scan_for_threats(entry, "strict")
         else:
             verdict, ids = "loaded", []
-        verdicts.append({"index": index, "chars": len(entry), "verdict": verdict, "ids": ids, "text": entry})
+        verdicts.append(
+            {"index": index, "chars": len(entry), "verdict": verdict, "ids": ids, "text": entry}
+        )
     return verdicts
 
 
@@ -140,19 +153,31 @@ def list_entries(target: str, hermes_home: Path | None, fmt: str) -> int:
     drift = has_drift(raw, limit)
     if fmt == "json":
         report = {
-            "path": str(path), "target": target, "limit": limit,
-            "usage": usage_text(joined_length(entries), limit), "drift": drift,
-            "entries": verdicts, "snapshot": store.format_for_system_prompt(target),
-        }  # fmt: skip
+            "path": str(path),
+            "target": target,
+            "limit": limit,
+            "usage": usage_text(joined_length(entries), limit),
+            "drift": drift,
+            "entries": verdicts,
+            "snapshot": store.format_for_system_prompt(target),
+        }
         click.echo(json.dumps(report, ensure_ascii=True))
         return 0
-    click.echo(f"{shown(str(path))}: {len(entries)} entries, {usage_text(joined_length(entries), limit)}")
+    click.echo(
+        f"{shown(str(path))}: {len(entries)} entries, {usage_text(joined_length(entries), limit)}"
+    )
     if drift:
-        click.echo("  drift: the file is not a clean §-list; Hermes refuses replace/remove until it is fixed")
+        click.echo(
+            "  drift: the file is not a clean §-list; Hermes refuses replace/remove until it is fixed"
+        )
     for v in verdicts:
-        label = {"loaded": "", "blanked": f"  [BLANKED at load: {', '.join(v['ids'])}]",
-                 "unscanned": "  [starts with [BLOCKED: — passed to the prompt UNSCANNED"
-                 + (f"; would match {', '.join(v['ids'])}" if v["ids"] else "") + "]"}[v["verdict"]]  # fmt: skip
+        label = {
+            "loaded": "",
+            "blanked": f"  [BLANKED at load: {', '.join(v['ids'])}]",
+            "unscanned": "  [starts with [BLOCKED: — passed to the prompt UNSCANNED"
+            + (f"; would match {', '.join(v['ids'])}" if v["ids"] else "")
+            + "]",
+        }[v["verdict"]]
         click.echo(f"#{v['index']} ({v['chars']} chars){label}")
         click.echo(shown_block(v["text"], indent="    "))
     return 0

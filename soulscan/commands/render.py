@@ -24,11 +24,17 @@ from soulscan.hermes.sources import AGENTS_MD_NAMES, CLAUDE_MD_NAMES, CURSORRULE
 from soulscan.hermes.truncation import context_file_max_chars
 
 _BLOCKED_FILE = re.compile(r"\[BLOCKED: (\S+) contained potential prompt injection \(([^)]*)\)")
-_PROJECT_CANDIDATES = (*AGENTS_MD_NAMES, *CLAUDE_MD_NAMES, CURSORRULES_NAME, ".hermes.md", "HERMES.md")
+_PROJECT_CANDIDATES = (
+    *AGENTS_MD_NAMES,
+    *CLAUDE_MD_NAMES,
+    CURSORRULES_NAME,
+    ".hermes.md",
+    "HERMES.md",
+)
 
 
 def _memory_budgets(store: MemoryStore | None) -> list[dict[str, Any]]:
-    budgets = []
+    budgets: list[dict[str, Any]] = []
     if store is None:
         return budgets
     for target in ("memory", "user"):
@@ -36,11 +42,16 @@ def _memory_budgets(store: MemoryStore | None) -> list[dict[str, Any]]:
         limit = store.char_limit(target)
         shown_entries = sanitise_entries(entries, TARGET_FILENAMES[target])
         chars = joined_length(shown_entries)
-        budgets.append({
-            "file": str(store.path_for(target)), "chars": chars, "limit": limit,
-            "percent": usage_percent(chars, limit), "entries": len(entries),
-            "blanked": sum(1 for a, b in zip(entries, shown_entries) if a != b),
-        })  # fmt: skip
+        budgets.append(
+            {
+                "file": str(store.path_for(target)),
+                "chars": chars,
+                "limit": limit,
+                "percent": usage_percent(chars, limit),
+                "entries": len(entries),
+                "blanked": sum(1 for a, b in zip(entries, shown_entries) if a != b),
+            }
+        )
     return budgets
 
 
@@ -49,18 +60,26 @@ def findings(parts: PromptParts, cwd: Path) -> list[str]:
     notes = [f"{p.source}: {p.note}" for p in parts.parts if p.note]
     for p in parts.parts:
         if p.tier != "volatile":
-            notes += [f"{name}: blocked by the runtime scan ({ids}), replaced by a [BLOCKED: …] placeholder"
-                      for name, ids in _BLOCKED_FILE.findall(p.text)]  # fmt: skip
+            notes += [
+                f"{name}: blocked by the runtime scan ({ids}), replaced by a [BLOCKED: …] placeholder"
+                for name, ids in _BLOCKED_FILE.findall(p.text)
+            ]
     notes += [f"warning: {w}" for w in parts.warnings]
     if parts.memory_load_error:
-        notes.append(f"memory: not loaded ({parts.memory_load_error}); Hermes silently runs without memory blocks")
+        notes.append(
+            f"memory: not loaded ({parts.memory_load_error}); Hermes silently runs without memory blocks"
+        )
     for budget in _memory_budgets(parts.memory_store):
         if budget["blanked"]:
-            notes.append(f"{budget['file']}: entries replaced by [BLOCKED: …] placeholders: {budget['blanked']}")
+            notes.append(
+                f"{budget['file']}: entries replaced by [BLOCKED: …] placeholders: {budget['blanked']}"
+            )
     context = parts.context
     for name in _PROJECT_CANDIDATES:
         if (cwd / name).is_file() and f"## {name}" not in context:
-            notes.append(f"{cwd / name}: present but not loaded (only the first project file by priority is)")
+            notes.append(
+                f"{cwd / name}: present but not loaded (only the first project file by priority is)"
+            )
     if parts.runtime.error:
         notes.append(f"runtime text: {parts.runtime.error}")
     return notes
@@ -68,29 +87,40 @@ def findings(parts: PromptParts, cwd: Path) -> list[str]:
 
 def budgets(parts: PromptParts, hermes_home: Path, context_length: int | None) -> dict[str, Any]:
     return {
-        "context_file_max_chars": context_file_max_chars(hermes_home=hermes_home, context_length=context_length),
+        "context_file_max_chars": context_file_max_chars(
+            hermes_home=hermes_home, context_length=context_length
+        ),
         "memory": _memory_budgets(parts.memory_store),
         "tiers": {tier: len(parts.tier(tier)) for tier in TIERS},
         "total": len(parts.full_prompt),
     }
 
 
-def _as_json(parts: PromptParts, notes: list[str], budget: dict[str, Any], layer: str | None) -> str:
+def _as_json(
+    parts: PromptParts, notes: list[str], budget: dict[str, Any], layer: str | None
+) -> str:
     data = {
         "tiers": {t: parts.tier(t) for t in TIERS if layer in (None, t)},
         "parts": [
             {"tier": p.tier, "source": p.source, "kind": p.kind, "note": p.note, "text": p.text}
-            for p in parts.parts if layer in (None, p.tier)
+            for p in parts.parts
+            if layer in (None, p.tier)
         ],
         "identity_is_default": parts.identity_is_default,
         "notes": notes,
         "budgets": budget,
-        "runtime_text": {"python": parts.runtime.source, "version": parts.runtime.version, "error": parts.runtime.error},
-    }  # fmt: skip
+        "runtime_text": {
+            "python": parts.runtime.source,
+            "version": parts.runtime.version,
+            "error": parts.runtime.error,
+        },
+    }
     return json.dumps(data, ensure_ascii=True, indent=2)
 
 
-def _as_text(parts: PromptParts, notes: list[str], budget: dict[str, Any], layer: str | None) -> str:
+def _as_text(
+    parts: PromptParts, notes: list[str], budget: dict[str, Any], layer: str | None
+) -> str:
     lines: list[str] = []
     for tier in TIERS:
         if layer not in (None, tier):
@@ -99,8 +129,14 @@ def _as_text(parts: PromptParts, notes: list[str], budget: dict[str, Any], layer
         for part in parts.parts:
             if part.tier != tier or not part.text.strip():
                 continue
-            origin = {"runtime": "hermes-agent runtime text", "caller": "caller", "generated": "generated"}
-            label = f"{origin[part.kind]}: {part.source}" if part.kind in origin else shown(part.source)
+            origin = {
+                "runtime": "hermes-agent runtime text",
+                "caller": "caller",
+                "generated": "generated",
+            }
+            label = (
+                f"{origin[part.kind]}: {part.source}" if part.kind in origin else shown(part.source)
+            )
             lines.append(f"── {label}")
             lines.append(shown_block(part.text.strip(), indent="  "))
     lines.append("═══ notes ═══")
@@ -108,28 +144,57 @@ def _as_text(parts: PromptParts, notes: list[str], budget: dict[str, Any], layer
     lines.append("═══ budgets ═══")
     lines.append(f"- context files: capped at {budget['context_file_max_chars']:,} chars each")
     for m in budget["memory"]:
-        lines.append(f"- {shown(Path(m['file']).name)}: {m['percent']}% of {m['limit']:,} "
-                     f"({m['chars']:,} chars in the prompt; entries: {m['entries']})")  # fmt: skip
+        lines.append(
+            f"- {shown(Path(m['file']).name)}: {m['percent']}% of {m['limit']:,} "
+            f"({m['chars']:,} chars in the prompt; entries: {m['entries']})"
+        )
     lines.append(f"- whole prompt: {budget['total']:,} chars")
     return "\n".join(lines)
 
 
 @click.command(name="render")
 @hermes_home_option
-@click.option("--cwd", type=click.Path(path_type=Path, file_okay=False), default=Path("."), help="Project directory.")
-@click.option("--context-length", type=click.IntRange(min=1), default=None, help="The model's context window.")
+@click.option(
+    "--cwd",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    help="Project directory.",
+)
+@click.option(
+    "--context-length", type=click.IntRange(min=1), default=None, help="The model's context window."
+)
 @click.option("--layer", type=click.Choice(TIERS), default=None, help="Print one tier only.")
-@click.option("--hermes-python", default=None, help="A python that can import hermes-agent (for its own text).")
-@click.option("--system-message", default=None, help="A caller system message (goes first in the context tier).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def command(hermes_home: Path | None, cwd: Path, context_length: int | None, layer: str | None,
-            hermes_python: str | None, system_message: str | None, fmt: str) -> int:  # fmt: skip
+@click.option(
+    "--hermes-python",
+    default=None,
+    help="A python that can import hermes-agent (for its own text).",
+)
+@click.option(
+    "--system-message",
+    default=None,
+    help="A caller system message (goes first in the context tier).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def command(
+    hermes_home: Path | None,
+    cwd: Path,
+    context_length: int | None,
+    layer: str | None,
+    hermes_python: str | None,
+    system_message: str | None,
+    fmt: str,
+) -> int:
     """Show the system prompt Hermes 0.19.0 would build from these files."""
     home = resolve_home(hermes_home)
     parts = build_system_prompt_parts(
-        hermes_home=home, cwd=cwd, context_length=context_length,
-        system_message=system_message, hermes_python=hermes_python,
-    )  # fmt: skip
+        hermes_home=home,
+        cwd=cwd,
+        context_length=context_length,
+        system_message=system_message,
+        hermes_python=hermes_python,
+    )
     notes = findings(parts, cwd.resolve())
     budget = budgets(parts, home, context_length)
     click.echo((_as_json if fmt == "json" else _as_text)(parts, notes, budget, layer))

@@ -24,7 +24,15 @@ PROFILE_SCOPED_AREAS: Final = ("skills", "plugins", "cron", "memories")
 # Project-local secret files that the read guard refuses anywhere on disk
 # (compared case-insensitively against the basename).
 BLOCKED_ENV_BASENAMES: Final = frozenset(
-    {".env", ".env.local", ".env.development", ".env.production", ".env.test", ".env.staging", ".envrc"}
+    {
+        ".env",
+        ".env.local",
+        ".env.development",
+        ".env.production",
+        ".env.test",
+        ".env.staging",
+        ".envrc",
+    }
 )
 
 # Hermes credential stores, relative to HERMES_HOME and to the Hermes root.
@@ -109,17 +117,16 @@ def get_container_mirror_warning(
         f"{info['inner_path']!r} under the real HERMES_HOME. Use the "
         "host-side tool for authoritative state (e.g. ``memory`` for "
         "memories), or address the host path directly. To bypass after "
-        "explicit user direction, retry with ``cross_profile=True``. "
-        + _SOFT_GUARD_TAIL
+        "explicit user direction, retry with ``cross_profile=True``. " + _SOFT_GUARD_TAIL
     )
 
 
 def _sandbox_inner_index(parts: tuple[str, ...]) -> int | None:
     """Index of ``.hermes`` in the first ``sandboxes/<b>/<t>/home/.hermes/<x>`` run."""
     for i, part in enumerate(parts):
-        if part == "sandboxes" and i + 5 < len(parts):
-            if parts[i + 3] == "home" and parts[i + 4] == ".hermes":
-                return i + 4
+        shaped = i + 5 < len(parts) and parts[i + 3] == "home" and parts[i + 4] == ".hermes"
+        if part == "sandboxes" and shaped:
+            return i + 4
     return None
 
 
@@ -154,8 +161,7 @@ def get_sandbox_mirror_warning(path: str, *, home: str | None = None) -> str | N
         "under the real HERMES_HOME. Use the host-side tool for "
         "authoritative state (e.g. ``memory`` for memories), or address "
         "the host path directly. To bypass this guard after explicit "
-        "user direction, retry the call with ``cross_profile=True``. "
-        + _SOFT_GUARD_TAIL
+        "user direction, retry the call with ``cross_profile=True``. " + _SOFT_GUARD_TAIL
     )
 
 
@@ -163,10 +169,16 @@ def get_sandbox_mirror_warning(path: str, *, home: str | None = None) -> str | N
 
 
 def _denied_write_paths(home: str, hermes_dirs: Iterable[str]) -> set[str]:
-    exact = [os.path.join(home, ".ssh", name) for name in ("authorized_keys", "id_rsa", "id_ed25519", "config")]
+    exact = [
+        os.path.join(home, ".ssh", name)
+        for name in ("authorized_keys", "id_rsa", "id_ed25519", "config")
+    ]
     for base in hermes_dirs:
         exact += [os.path.join(base, ".env"), os.path.join(base, ".anthropic_oauth.json")]
-    exact += [os.path.join(home, name) for name in (".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials")]
+    exact += [
+        os.path.join(home, name)
+        for name in (".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials")
+    ]
     exact += ["/etc/sudoers", "/etc/passwd", "/etc/shadow"]
     return {os.path.realpath(p) for p in exact}
 
@@ -193,7 +205,12 @@ def _hermes_dirs_real(hermes_home: str, hermes_root: str) -> list[str]:
 
 
 def classify_write_denial(
-    path: str, *, home: str, hermes_home: str, hermes_root: str | None = None, safe_roots: Iterable[str] = ()
+    path: str,
+    *,
+    home: str,
+    hermes_home: str,
+    hermes_root: str | None = None,
+    safe_roots: Iterable[str] = (),
 ) -> str | None:
     """``"credential"``, ``"state"``, ``"safe_root"`` or None when the runtime allows the write.
 
@@ -231,7 +248,9 @@ def get_write_denied_error(
     verb: str = "Write",
 ) -> str | None:
     roots = [r for r in safe_roots if r]
-    denial = classify_write_denial(path, home=home, hermes_home=hermes_home, hermes_root=hermes_root, safe_roots=roots)
+    denial = classify_write_denial(
+        path, home=home, hermes_home=hermes_home, hermes_root=hermes_root, safe_roots=roots
+    )
     if denial is None:
         return None
     if denial == "safe_root":
@@ -246,7 +265,9 @@ def get_write_denied_error(
 # --- read block ------------------------------------------------------------------
 
 
-def get_read_block_error(path: str, *, hermes_home: str, hermes_root: str | None = None, home: str | None = None) -> str | None:
+def get_read_block_error(
+    path: str, *, hermes_home: str, hermes_root: str | None = None, home: str | None = None
+) -> str | None:
     """The runtime's refusal to read a Hermes cache, credential store or project ``.env``."""
     root = hermes_root if hermes_root is not None else default_hermes_root(hermes_home, home)
     resolved = Path(expand_user(path, home)).resolve()
@@ -273,14 +294,21 @@ def get_read_block_error(path: str, *, hermes_home: str, hermes_root: str | None
     for hd in hermes_dirs:
         tokens = (hd / "mcp-tokens").resolve()
         if resolved == tokens:
-            return f"Access denied: {path} is the Hermes MCP token directory and cannot be read directly. " + _SOFT_GUARD_TAIL
+            return (
+                f"Access denied: {path} is the Hermes MCP token directory and cannot be read directly. "
+                + _SOFT_GUARD_TAIL
+            )
         if tokens in resolved.parents:
-            return f"Access denied: {path} is a Hermes MCP token file and cannot be read directly. " + _SOFT_GUARD_TAIL
+            return (
+                f"Access denied: {path} is a Hermes MCP token file and cannot be read directly. "
+                + _SOFT_GUARD_TAIL
+            )
     if resolved.name.lower() in BLOCKED_ENV_BASENAMES:
         return (
             f"Access denied: {path} is a secret-bearing environment file "
             "and cannot be read to prevent credential leakage. "
-            "If you need to check the file structure, read .env.example instead. " + _SOFT_GUARD_TAIL
+            "If you need to check the file structure, read .env.example instead. "
+            + _SOFT_GUARD_TAIL
         )
     return None
 
@@ -317,13 +345,20 @@ def classify_cross_profile_target(
     active = active_profile_name(hermes_home, root)
     if target_profile == active:
         return None
-    return {"active_profile": active, "target_profile": target_profile, "area": area, "target_path": str(target)}
+    return {
+        "active_profile": active,
+        "target_profile": target_profile,
+        "area": area,
+        "target_path": str(target),
+    }
 
 
 def get_cross_profile_warning(
     path: str, *, hermes_home: str, hermes_root: str | None = None, home: str | None = None
 ) -> str | None:
-    info = classify_cross_profile_target(path, hermes_home=hermes_home, hermes_root=hermes_root, home=home)
+    info = classify_cross_profile_target(
+        path, hermes_home=hermes_home, hermes_root=hermes_root, home=home
+    )
     if info is None:
         return None
     return (

@@ -20,19 +20,18 @@ from typing import Any
 
 from soulscan.hermes import memory_results as results
 from soulscan.hermes.atomic import atomic_write_text, exclusive_lock
+from soulscan.hermes.memory_drift import detect_drift
 from soulscan.hermes.memory_format import (
     BLOCKED_PREFIX,
     DEFAULT_CHAR_LIMITS,
     TARGET_FILENAMES,
+    blocked_entry_placeholder,
     dedupe,
     joined_length,
-    parse_entries,
     render_memory_block,
     serialise_entries,
     split_entries,
 )
-from soulscan.hermes.memory_drift import detect_drift
-from soulscan.hermes.memory_format import blocked_entry_placeholder
 from soulscan.hermes.scanner import first_threat_message, scan_for_threats
 from soulscan.hermes.truncation import read_hermes_config
 
@@ -89,7 +88,12 @@ class MemoryStore:
 
     MAX_CONSOLIDATION_FAILURES_PER_TURN = 3
 
-    def __init__(self, hermes_home: str | os.PathLike[str], memory_char_limit: int = 2200, user_char_limit: int = 1375):
+    def __init__(
+        self,
+        hermes_home: str | os.PathLike[str],
+        memory_char_limit: int = 2200,
+        user_char_limit: int = 1375,
+    ):
         self.hermes_home = Path(hermes_home)
         self.memory_char_limit = memory_char_limit
         self.user_char_limit = user_char_limit
@@ -132,7 +136,9 @@ class MemoryStore:
         self.user_entries = dedupe(self.user_entries)
         self._snapshot = {
             target: render_memory_block(
-                target, sanitise_entries(self.entries_for(target), TARGET_FILENAMES[target]), self.char_limit(target)
+                target,
+                sanitise_entries(self.entries_for(target), TARGET_FILENAMES[target]),
+                self.char_limit(target),
             )
             for target in ("memory", "user")
         }
@@ -165,7 +171,9 @@ class MemoryStore:
 
     def _reload(self, target: str, *, check_drift: bool) -> str | None:
         """Re-read ``target`` under the lock; the backup path when drift was found."""
-        backup = detect_drift(self.path_for(target), self.char_limit(target)) if check_drift else None
+        backup = (
+            detect_drift(self.path_for(target), self.char_limit(target)) if check_drift else None
+        )
         self._set_entries(target, dedupe(read_entries(self.path_for(target))))
         return backup
 
@@ -280,7 +288,11 @@ class MemoryStore:
             if new_total > limit:
                 return self._consolidation_failure(
                     results.batch_over_limit(
-                        len(operations), new_total, self.entries_for(target), self.char_count(target), limit
+                        len(operations),
+                        new_total,
+                        self.entries_for(target),
+                        self.char_count(target),
+                        limit,
                     )
                 )
             self._set_entries(target, working)
@@ -289,7 +301,9 @@ class MemoryStore:
 
     def _batch_error(self, target: str, message: str) -> Result:
         return self._consolidation_failure(
-            results.batch_abort(message, self.entries_for(target), self.char_count(target), self.char_limit(target))
+            results.batch_abort(
+                message, self.entries_for(target), self.char_count(target), self.char_limit(target)
+            )
         )
 
 

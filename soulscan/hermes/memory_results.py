@@ -129,7 +129,9 @@ def batch_abort(message: str, entries: Sequence[str], current: int, limit: int) 
     }
 
 
-def batch_over_limit(count: int, new_total: int, entries: Sequence[str], current: int, limit: int) -> Result:
+def batch_over_limit(
+    count: int, new_total: int, entries: Sequence[str], current: int, limit: int
+) -> Result:
     return {
         "success": False,
         "error": (

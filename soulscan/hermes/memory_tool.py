@@ -49,14 +49,19 @@ def memory_tool(
 ) -> str:
     """Dispatch one memory-tool call (single op or ``operations`` batch) to ``store``."""
     if store is None:
-        return tool_error("Memory is not available. It may be disabled in config or this environment.", success=False)
+        return tool_error(
+            "Memory is not available. It may be disabled in config or this environment.",
+            success=False,
+        )
     if target is None:
         target = "memory"
     if target not in {"memory", "user"}:
         return tool_error(f"Invalid target '{target}'. Use 'memory' or 'user'.", success=False)
     if operations:
         if not isinstance(operations, list):
-            return tool_error("operations must be a list of {action, content?, old_text?} objects.", success=False)
+            return tool_error(
+                "operations must be a list of {action, content?, old_text?} objects.", success=False
+            )
         return json.dumps(store.apply_batch(target, operations), ensure_ascii=False)
     if action == "add" and not content:
         return tool_error("Content is required for 'add' action.", success=False)

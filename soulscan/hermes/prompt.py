@@ -81,15 +81,20 @@ def join_parts(texts: object) -> str:
     return "\n\n".join(t.strip() for t in texts if t and t.strip())  # type: ignore[attr-defined]
 
 
-def _seeded_soul(hermes_home: Path, runtime: rt.RuntimeText, context_length: object) -> tuple[str, list[str]]:
+def _seeded_soul(
+    hermes_home: Path, runtime: rt.RuntimeText, context_length: object
+) -> tuple[str, list[str]]:
     """What the runtime loads right after writing its default SOUL.md into the home."""
     if not runtime.has(rt.DEFAULT_SOUL):
         return runtime.get(rt.DEFAULT_SOUL), []
     content = scan_context_content(runtime.get(rt.DEFAULT_SOUL).strip(), "SOUL.md")
     return truncate_content(
-        content, "SOUL.md", hermes_home=hermes_home, context_length=context_length,
+        content,
+        "SOUL.md",
+        hermes_home=hermes_home,
+        context_length=context_length,
         read_path=str(hermes_home / "SOUL.md"),
-    )  # fmt: skip
+    )
 
 
 def _identity(
@@ -154,7 +159,10 @@ def build_system_prompt_parts(
     home = Path(hermes_home)
     runtime = rt.fetch_runtime_text(home, hermes_python)
     identity, warnings, soul_is_identity = _identity(
-        home, runtime, try_soul=load_soul_identity or not skip_context_files, context_length=context_length
+        home,
+        runtime,
+        try_soul=load_soul_identity or not skip_context_files,
+        context_length=context_length,
     )
     parts = [identity]
     parts += [
@@ -178,9 +186,13 @@ def build_system_prompt_parts(
         load_error = f"{type(exc).__name__}: {exc}"
         store = None
     if store is not None:
-        parts += _memory_parts(store, memory_enabled=memory_enabled, user_profile_enabled=user_profile_enabled)
+        parts += _memory_parts(
+            store, memory_enabled=memory_enabled, user_profile_enabled=user_profile_enabled
+        )
     moment = now if now is not None else dt.datetime.now().astimezone()
-    parts.append(PromptPart("volatile", "timestamp", "generated", timestamp_line(moment, model, provider)))
+    parts.append(
+        PromptPart("volatile", "timestamp", "generated", timestamp_line(moment, model, provider))
+    )
     return PromptParts(
         parts=tuple(parts),
         warnings=tuple(warnings),

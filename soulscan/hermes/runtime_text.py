@@ -153,9 +153,13 @@ def _fetch(python: str, hermes_home: str) -> RuntimeText:
         return RuntimeText((), python, "", f"unexpected reply from {python}: {exc}")
 
 
-def fetch_runtime_text(hermes_home: str | os.PathLike[str], hermes_python: str | None = None) -> RuntimeText:
+def fetch_runtime_text(
+    hermes_home: str | os.PathLike[str], hermes_python: str | None = None
+) -> RuntimeText:
     """The runtime's own prompt blocks for ``hermes_home`` (placeholders if no runtime)."""
     python = find_hermes_python(hermes_python)
     if python is None:
-        return RuntimeText((), "", "", "no hermes-agent found (pass --hermes-python or put `hermes` on PATH)")
+        return RuntimeText(
+            (), "", "", "no hermes-agent found (pass --hermes-python or put `hermes` on PATH)"
+        )
     return _fetch(python, str(hermes_home))
