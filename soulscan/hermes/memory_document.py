@@ -69,10 +69,12 @@ def memory_regions(
     regions: list[Region] = []
     shown: list[str] = []
     unique: list[str] = []
+    seen: set[str] = set()
     for offset, entry in entry_offsets(text):
-        if entry in unique:
+        if entry in seen:
             regions.append(Region(entry, offset, "strict", (), EFFECT_NONE, None, ()))
             continue
+        seen.add(entry)
         unique.append(entry)
         region, prompt_text = _entry_region(offset, entry, filename)
         regions.append(region)
