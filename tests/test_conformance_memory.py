@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.fixtures import unavailable
 from support.oracle import ORACLE_PYTHON
 from support.spec import (
     Case,
@@ -123,7 +124,7 @@ def replay_mirror(case: Case, ws: Workspace) -> dict[str, Any]:
 
 def replay_prompt(case: Case, ws: Workspace) -> dict[str, Any]:
     if not ORACLE_PYTHON.exists():
-        pytest.skip("prompt cases need the runtime's prose from the oracle venv (.oracle)")
+        unavailable("prompt cases need the runtime's prose from the oracle venv (.oracle)")
     agent = case.input.get("agent") or {}
     parts = build_system_prompt_parts(
         hermes_home=ws.hermes_home,
