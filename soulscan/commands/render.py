@@ -18,8 +18,14 @@ import click
 
 from soulscan.commands._hermes_options import hermes_home_option, resolve_home, shown, shown_block
 from soulscan.hermes.memory import MemoryStore, sanitise_entries
-from soulscan.hermes.memory_format import TARGET_FILENAMES, joined_length, usage_percent
+from soulscan.hermes.memory_format import (
+    BLOCKED_PREFIX,
+    TARGET_FILENAMES,
+    joined_length,
+    usage_percent,
+)
 from soulscan.hermes.prompt import TIERS, PromptParts, build_system_prompt_parts
+from soulscan.hermes.scanner import scan_for_threats
 from soulscan.hermes.sources import AGENTS_MD_NAMES, CLAUDE_MD_NAMES, CURSORRULES_NAME
 from soulscan.hermes.truncation import context_file_max_chars
 
@@ -55,6 +61,23 @@ def _memory_budgets(store: MemoryStore | None) -> list[dict[str, Any]]:
     return budgets
 
 
+def _unscanned_memory_notes(store: MemoryStore | None) -> list[str]:
+    """Entries starting with ``[BLOCKED:`` skip the load-time scan (runtime weakness W11)."""
+    if store is None:
+        return []
+    notes = []
+    for target in ("memory", "user"):
+        for number, entry in enumerate(store.entries_for(target), start=1):
+            if entry.startswith(BLOCKED_PREFIX):
+                ids = scan_for_threats(entry, "strict")
+                matched = f"; it matches {', '.join(ids)}" if ids else ""
+                notes.append(
+                    f"{store.path_for(target)}: entry {number} starts with [BLOCKED: and reaches "
+                    f"the prompt UNSCANNED{matched}"
+                )
+    return notes
+
+
 def findings(parts: PromptParts, cwd: Path) -> list[str]:
     """What was blocked, truncated or dropped between the files and the prompt."""
     notes = [f"{p.source}: {p.note}" for p in parts.parts if p.note]
@@ -69,6 +92,7 @@ def findings(parts: PromptParts, cwd: Path) -> list[str]:
         notes.append(
             f"memory: not loaded ({parts.memory_load_error}); Hermes silently runs without memory blocks"
         )
+    notes += _unscanned_memory_notes(parts.memory_store)
     for budget in _memory_budgets(parts.memory_store):
         if budget["blanked"]:
             notes.append(
