@@ -21,66 +21,19 @@ from typing import Any
 from soulscan.hermes import memory_results as results
 from soulscan.hermes.atomic import atomic_write_text, exclusive_lock
 from soulscan.hermes.memory_drift import detect_drift
+from soulscan.hermes.memory_files import configured_char_limits, read_entries, sanitise_entries
 from soulscan.hermes.memory_format import (
-    BLOCKED_PREFIX,
-    DEFAULT_CHAR_LIMITS,
     TARGET_FILENAMES,
-    blocked_entry_placeholder,
     dedupe,
     joined_length,
     render_memory_block,
     serialise_entries,
-    split_entries,
 )
-from soulscan.hermes.scanner import first_threat_message, scan_for_threats
-from soulscan.hermes.truncation import read_hermes_config
+from soulscan.hermes.scanner import first_threat_message
+
+__all__ = ["MemoryStore", "configured_char_limits", "read_entries", "sanitise_entries"]
 
 Result = dict[str, Any]
-
-
-def read_entries(path: Path) -> list[str]:
-    """Entries of one memory file as the runtime reads them (no dedupe).
-
-    Missing or unreadable → ``[]``; invalid UTF-8 raises ``UnicodeDecodeError``
-    exactly as in the runtime.
-    """
-    if not path.exists():
-        return []
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError:
-        return []
-    return split_entries(raw)
-
-
-def configured_char_limits(hermes_home: str | os.PathLike[str]) -> tuple[int, int]:
-    """``memory.memory_char_limit`` / ``user_char_limit`` from config.yaml, as the runtime reads them.
-
-    Any unreadable or non-integer value makes the runtime keep both defaults.
-    """
-    section = read_hermes_config(Path(hermes_home)).get("memory") or {}
-    try:
-        return (
-            int(section.get("memory_char_limit", DEFAULT_CHAR_LIMITS["memory"])),
-            int(section.get("user_char_limit", DEFAULT_CHAR_LIMITS["user"])),
-        )
-    except (AttributeError, TypeError, ValueError):
-        return DEFAULT_CHAR_LIMITS["memory"], DEFAULT_CHAR_LIMITS["user"]
-
-
-def sanitise_entries(entries: Sequence[str], filename: str) -> list[str]:
-    """The snapshot view: entries that trip the strict scan become placeholders.
-
-    Entries already starting with ``[BLOCKED:`` pass unscanned (runtime weakness W11).
-    """
-    shown: list[str] = []
-    for entry in entries:
-        if not entry or entry.startswith(BLOCKED_PREFIX):
-            shown.append(entry)
-            continue
-        ids = scan_for_threats(entry, "strict")
-        shown.append(blocked_entry_placeholder(filename, ids) if ids else entry)
-    return shown
 
 
 class MemoryStore:
