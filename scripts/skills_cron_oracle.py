@@ -220,7 +220,7 @@ class Runtime:
 def _answer(runtime: Runtime, request: dict[str, Any]) -> dict[str, Any]:
     try:
         return {"ok": True, "value": getattr(runtime, "op_" + request["op"])(request)}
-    except Exception as exc:  # reported to the caller, which decides
+    except Exception as exc:  # noqa: BLE001 - reported to the caller, which decides
         return {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
 
 

@@ -23,6 +23,15 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from support.differential import (
+    Tally,
+    hypothesis_settings,
+    mismatch,
+    tally,  # noqa: F401 (fixture, used through request.getfixturevalue)
+)
+from support.fixtures import unavailable
+from support.oracle import ORACLE_PYTHON, OracleUnavailable, ensure_oracle
+from support.strategies import SPACES, vocabulary_text
 
 from soulscan.engine.rulepack import rules_dir
 from soulscan.hermes.cron_scan import (
@@ -32,16 +41,11 @@ from soulscan.hermes.cron_scan import (
     scan_cron_run,
 )
 from soulscan.hermes.skills_guard import GuardFinding, scan_file
-from support.differential import Tally, hypothesis_settings, mismatch
-from support.differential import tally as tally  # noqa: F401 (fixture)
-from support.fixtures import unavailable
-from support.oracle import ORACLE_PYTHON, OracleUnavailable, ensure_oracle
-from support.strategies import SPACES, vocabulary_text
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
-from skills_cron_oracle import OracleClient, write_tree  # noqa: E402
+from skills_cron_oracle import OracleClient, write_tree
 
 pytestmark = pytest.mark.oracle
 
@@ -122,9 +126,11 @@ def skills_cron_oracle() -> Iterator[OracleClient]:
 # ----------------------------------------------------------------------------- tests
 
 
-def test_skills_guard_matches_runtime(skills_cron_oracle: OracleClient, tally: Tally,
+def test_skills_guard_matches_runtime(skills_cron_oracle: OracleClient,
                                       request: pytest.FixtureRequest,
                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+    counts: Tally = request.getfixturevalue("tally")
+
     @hypothesis_settings(request, 12)
     @given(st.lists(skills_cron_text(), min_size=BATCH, max_size=BATCH))
     def check(texts: list[str]) -> None:
@@ -135,14 +141,16 @@ def test_skills_guard_matches_runtime(skills_cron_oracle: OracleClient, tally: T
             write_tree(base / str(index), {"SKILL.md": text})
             got = [guard_value(f) for f in scan_file(base / str(index) / "SKILL.md", "SKILL.md")]
             assert got == want, mismatch("skills guard scan_file", text, got, want)
-        tally["skills guard (SKILL.md lines)"] += len(texts)
+        counts["skills guard (SKILL.md lines)"] += len(texts)
 
     check()
-    assert tally["skills guard (SKILL.md lines)"] >= BATCH
+    assert counts["skills guard (SKILL.md lines)"] >= BATCH
 
 
-def test_cron_scans_match_runtime(skills_cron_oracle: OracleClient, tally: Tally,
+def test_cron_scans_match_runtime(skills_cron_oracle: OracleClient,
                                   request: pytest.FixtureRequest) -> None:
+    counts: Tally = request.getfixturevalue("tally")
+
     @hypothesis_settings(request, 12)
     @given(st.lists(st.tuples(skills_cron_text(), st.tuples(st.booleans(), st.booleans()),
                               st.none() | skills_cron_text()), min_size=BATCH, max_size=BATCH))
@@ -165,7 +173,7 @@ def test_cron_scans_match_runtime(skills_cron_oracle: OracleClient, tally: Tally
             assert got_loose == loose, mismatch("cron loose scan", text, got_loose, loose)
             got_run = run_value(text, flags, user)
             assert got_run == run, mismatch(f"cron run {flags} user={user!r}", text, got_run, run)
-        tally["cron strict + loose + run"] += len(items)
+        counts["cron strict + loose + run"] += len(items)
 
     check()
-    assert tally["cron strict + loose + run"] >= BATCH
+    assert counts["cron strict + loose + run"] >= BATCH

@@ -31,12 +31,19 @@ from soulscan.hermes.skills_guard import (
     shown_line,
     verdict_of,
 )
+from soulscan.hermes.skills_index import (
+    SkillIndexEntry,
+    category_description,
+    index_entry,
+    iter_index_files,
+    shown_description,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 CASES_FILE = REPO / "tests" / "data" / "skills_cron_cases.jsonl"
 sys.path.insert(0, str(REPO / "scripts"))
 
-from skills_cron_oracle import write_tree  # noqa: E402
+from skills_cron_oracle import write_tree
 
 
 def load_cases(*areas: str) -> list[Any]:
@@ -94,6 +101,22 @@ def test_install_case(case: dict[str, Any]) -> None:
     i = case["input"]
     decision = install_decision(i["trust_level"], i["verdict"], i["count"], force=i["force"])
     assert [decision.allowed, decision.reason] == case["expected"]
+
+
+@pytest.mark.parametrize("case", load_cases("index_entry"))
+def test_index_entry_case(case: dict[str, Any], tmp_path: Path) -> None:
+    skills_dir = tmp_path.resolve() / "skills"
+    write_tree(skills_dir, case["input"]["tree"])
+    entry = index_entry(skills_dir / case["input"]["skill_file"], skills_dir)
+    offered = entry.platform_ok and not entry.environments
+    actual = {"compatible": offered, "skill_name": entry.skill_name, "category": entry.category,
+              "frontmatter_name": entry.name, "description": entry.description if offered else ""}
+    assert actual == case["expected"]
+
+
+@pytest.mark.parametrize("case", load_cases("category_description"))
+def test_category_description_case(case: dict[str, Any]) -> None:
+    assert category_description(case["input"]["content"]) == case["expected"]
 
 
 # ----------------------------------------------------------------------------- units
@@ -175,3 +198,28 @@ def test_walk_does_not_enter_symlinked_directories(tmp_path: Path) -> None:
     write_tree(tmp_path, {"s/a/b.md": "x", "s/link": {"$symlink": "a"}})
     names = sorted(str(p.relative_to(tmp_path / "s")) for p in walk_entries(tmp_path / "s"))
     assert names == ["a", "a/b.md", "link"]
+
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    pytest.param("d" * 60, "d" * 60, id="60-whole"),
+    pytest.param("d" * 61, "d" * 57 + "...", id="61-cut-to-57"),
+    pytest.param(" 'q' ", "q", id="strip-then-quotes"),
+    pytest.param(None, "", id="none"),
+])
+def test_shown_description(raw: object, shown: str) -> None:
+    assert shown_description(raw) == shown
+
+
+def test_index_walk_prunes_support_and_excluded_dirs(tmp_path: Path) -> None:
+    write_tree(tmp_path, {
+        "a/s/SKILL.md": "x", "a/s/references/old/SKILL.md": "x", "a/node_modules/p/SKILL.md": "x",
+        "b/references/SKILL.md": "x", "a/DESCRIPTION.md": "x",
+    })
+    found = [p.relative_to(tmp_path).as_posix() for p in iter_index_files(tmp_path, "SKILL.md")]
+    assert found == ["a/s/SKILL.md", "b/references/SKILL.md"]
+
+
+def test_index_line() -> None:
+    entry = SkillIndexEntry("c/s/SKILL.md", "s", "c", "s", "does things", True)
+    assert entry.index_line() == "    - s: does things"
+    assert SkillIndexEntry("p", "s", "c", "s", "", True).index_line() == "    - s"
