@@ -30,7 +30,8 @@ def hermes_home_option(func: F) -> F:
 
 
 def resolve_home(value: Path | None) -> Path:
-    return value if value is not None else default_hermes_home()
+    """The Hermes home to use, made absolute so every path shown is unambiguous."""
+    return (value if value is not None else default_hermes_home()).absolute()
 
 
 def shown(text: str) -> str:

@@ -162,4 +162,5 @@ def fetch_runtime_text(
         return RuntimeText(
             (), "", "", "no hermes-agent found (pass --hermes-python or put `hermes` on PATH)"
         )
-    return _fetch(python, str(hermes_home))
+    # The probe runs with cwd "/": a relative home would name the wrong directory there.
+    return _fetch(python, os.path.abspath(hermes_home))
