@@ -26,7 +26,7 @@ def secret_labels(text: str) -> str:
 
 
 def encoded_labels(text: str) -> str:
-    return "\n".join(blob.encoding for blob in decode_blobs(text))
+    return "\n".join(blob.label for blob in decode_blobs(text))
 
 
 ANALYSIS_VIEWS: dict[str, Callable[[str], str]] = {

@@ -129,7 +129,7 @@ class _Analysis:
             return [
                 HardenedMatch(rule, b.start, b.end, decoded=b.text, detail=b.encoding)
                 for b in self.blobs
-                if _labelled(rule, b.encoding)
+                if _labelled(rule, b.label)
             ]
         return _runtime_matches(rule, self.text, self.kind)
 

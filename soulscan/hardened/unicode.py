@@ -27,6 +27,7 @@ INVISIBLE = "invisible-character"
 WORD_SPLIT = "invisible-splits-word"
 CONTROL = "control-character"
 ANSI = "ansi-escape"
+STACKED_MARKS = "stacked-combining-marks"
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ _BIDI_MARKS = frozenset("\u200e\u200f\u061c")
 _VARIATION = regex.compile(r"[\uFE00-\uFE0F\U000E0100-\U000E01EF]")
 _CONTROL = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _TAG = regex.compile(r"[\U000E0000-\U000E007F]")
+# "Zalgo" text: ASCII characters buried under three or more combining marks each.
+_STACKED = regex.compile(r"(?:[\x21-\x7e\p{Latin}][\p{Mn}\p{Me}]{3,32}[ ]?){2,65536}")
+_MOJIBAKE_NEIGHBOUR = regex.compile(r"[\u00a0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2026\u2030\u2039\u203a\u20ac\u2122]")
 
 
 def _selector_byte(char: str) -> int:
@@ -115,9 +119,13 @@ def _legit_in_emoji(text: str, index: int, cluster: str) -> bool:
         return cluster in RGI_TAG_SEQUENCES
     if 0xFE00 <= ord(char) <= 0xFE0D or 0xE0100 <= ord(char) <= 0xE01EF:
         # Standardised variants of CJK ideographs and mathematical symbols: one selector only.
-        return bool(before) and not before.isascii() and not _VARIATION.match(after or "a")
+        return (bool(before) and not before.isascii() and not _SUSPECT.match(before)
+                and not _VARIATION.match(before) and not _VARIATION.match(after or "a"))
     if char == "\ufeff":
         return index == 0
+    if "\x80" <= char <= "\x9f":
+        # Mojibake (UTF-8 read as cp1252/Latin-1) leaves C1 controls between Latin-1 letters.
+        return bool(_MOJIBAKE_NEIGHBOUR.match(before or "a") or _MOJIBAKE_NEIGHBOUR.match(after or "a"))
     return False
 
 
@@ -187,4 +195,7 @@ def analyse_unicode(text: str) -> list[UnicodeIssue]:
             end += 1
             index += 1
         issues.append(_issue_for_run(text, kind, start, end))
-    return issues
+    for match in _STACKED.finditer(text):
+        plain = "".join(ch for ch in match.group() if not regex.match(r"[\p{Mn}\p{Me}]", ch))
+        issues.append(UnicodeIssue(STACKED_MARKS, match.start(), match.end(), plain, "stacked combining marks"))
+    return sorted(issues, key=lambda issue: issue.start)
