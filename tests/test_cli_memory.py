@@ -260,7 +260,9 @@ def test_render_reports_unscanned_blocked_prefix_entries(
     )
 
 
-def test_memory_unwritable_home_is_a_one_line_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_memory_unwritable_home_is_a_one_line_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     (tmp_path / "memories").write_text("a file where the directory should be", encoding="utf-8")
     code, out, err = run(capsys, "memory", "add", "x", "--hermes-home", str(tmp_path))
     assert code == 2 and out == ""

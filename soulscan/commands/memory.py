@@ -61,7 +61,9 @@ def _guarded(store: MemoryStore, action: Callable[[], T]) -> T:
     except RuntimeError as exc:
         raise SoulscanError(shown(str(exc))) from exc
     except OSError as exc:
-        raise SoulscanError(f"cannot use {shown(str(store.memory_dir))}: {shown(str(exc))}") from exc
+        raise SoulscanError(
+            f"cannot use {shown(str(store.memory_dir))}: {shown(str(exc))}"
+        ) from exc
 
 
 def _report(result: dict[str, Any], fmt: str) -> int:
