@@ -1,0 +1,32 @@
+"""``soulscan bench``: soulscan vs the Hermes 0.19.0 runtime's own scanner, as ratios."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def _default_corpora() -> Path | None:
+    # A source checkout sits beside the shared material in CI (../shared/corpora).
+    candidate = Path(__file__).resolve().parents[3] / "shared" / "corpora"
+    return candidate if candidate.is_dir() else None
+
+
+@click.command(name="bench")
+@click.option("--quick", is_flag=True, help="Smaller inputs and single runs (about a minute).")
+@click.option("--oracle-python", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path(".oracle/bin/python"), show_default=True,
+              help="Python of a venv with hermes-agent 0.19.0 installed.")
+@click.option("--corpora", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Directory of corpora (*/items.jsonl); default ../shared/corpora beside "
+                   "a source checkout, else the built-in seeds.")
+def command(quick: bool, oracle_python: Path, corpora: Path | None) -> int:
+    """Measure throughput, cold start, parallel speed-up and adversarial inputs against
+    the runtime's own scanner in one run; prints ratios, never a pass/fail on seconds."""
+    from soulscan.bench import BenchOptions, run_sections, sections
+
+    options = BenchOptions(oracle_python, corpora or _default_corpora(), quick)
+    for line in run_sections(sections(options)):
+        click.echo(line)
+    return 0

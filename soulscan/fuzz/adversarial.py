@@ -1,0 +1,98 @@
+"""Adversarial inputs for the benchmark and the time-bound property tests.
+
+Each builder returns ``size`` characters aimed at one slow path: regex backtracking on
+near-misses, bounded repeats restarted at every position, per-line work, NFKC on long
+runs of combining marks, grapheme walks over emoji. ``prose`` is the baseline they are
+compared with.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+
+from soulscan.fuzz import benign, vocabulary
+
+
+def _fill(pieces: Iterable[str], size: int) -> str:
+    out: list[str] = []
+    length = 0
+    for piece in itertools.cycle(pieces):
+        out.append(piece)
+        length += len(piece)
+        if length >= size:
+            break
+    return "".join(out)[:size]
+
+
+def rule_near_misses() -> list[str]:
+    """Every ``no-match`` example of every built-in rule, plus near-misses that make the
+    runtime's ``(?:\\w+\\s+){0,8}`` filler run to its bound without completing."""
+    from soulscan.engine.rulepack import builtin_packs
+
+    pieces = [example for pack in builtin_packs() for rule in pack.rules
+              for example in rule.examples.no_match]
+    filler = " ".join(vocabulary.FILLER_WORDS[:8])
+    starts = ("ignore", "disregard", "you are", "pretend", "output", "do not", "never",
+              "act as if", "curl", "cat", "translate", "send", "update", "<!--", "<div style='")
+    pieces.extend(f"{start} {filler} {filler} nothing" for start in starts)
+    return [piece + "\n" for piece in pieces if piece]
+
+
+def near_misses(size: int) -> str:
+    return _fill(rule_near_misses(), size)
+
+
+def nested_html_comments(size: int) -> str:
+    """Comment openers nested deep with trigger words and no closing ``-->`` until the end."""
+    body = _fill(("<!-- ignore ", "<!-- system ", "<!-- hidden "), size - 4)
+    return body + " -->"
+
+
+def many_newlines(size: int, lines: int = 100_000) -> str:
+    """``lines`` short lines (near-miss words on each) making up ``size`` characters."""
+    width = max(size // lines, 1)
+    line = _fill(("ignore ", "previous "), max(width - 1, 0)) + "\n"
+    return _fill((line,), size)
+
+
+def filler_line(size: int) -> str:
+    """One line of filler words after trigger words, never completing a pattern."""
+    return _fill(("ignore ", *(w + " " for w in vocabulary.FILLER_WORDS)), size)
+
+
+# ZWJ families, skin tones, keycaps, regional-indicator and tag-sequence flags, VS16.
+EMOJI: tuple[str, ...] = (
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",
+    "\U0001f44d\U0001f3fd",
+    "1\ufe0f\u20e3",
+    "\U0001f1e9\U0001f1ea",
+    "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",
+    "\u2764\ufe0f",
+    "\U0001f9d1\u200d\U0001f4bb",
+    " ",
+)
+
+
+def emoji(size: int) -> str:
+    return _fill(EMOJI, size)
+
+
+def combining_marks(size: int) -> str:
+    """One base letter then combining marks of mixed classes (230, 220, 1), so canonical
+    reordering has real work to do on a single very long run."""
+    return "a" + _fill(("\u0301", "\u0316", "\u0334", "\u0308", "\u0323"), size - 1)
+
+
+def prose(size: int) -> str:
+    return benign.prose(size)
+
+
+ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "near-misses": near_misses,
+    "nested-html-comments": nested_html_comments,
+    "100k-newlines": many_newlines,
+    "filler-line": filler_line,
+    "emoji": emoji,
+    "combining-marks": combining_marks,
+}
