@@ -1,0 +1,228 @@
+"""soulscan's context loading against the real Hermes 0.19.0 loaders, input for input.
+
+Compared: ``strip_yaml_frontmatter``, ``truncate_content`` (output and warnings), the cap
+resolver over config.yaml values x context lengths, ``build_context_files_prompt`` and
+``load_soul_md`` (text and warnings) on random project trees and homes, subdirectory hints
+on random nested trees and tool calls, and shared corpus items loaded as AGENTS.md,
+.hermes.md and SOUL.md. Each input is laid out twice, one copy per side, because the
+runtime writes its default SOUL.md into a home that lacks one and soulscan must not: where
+soulscan reports such a seed, its answer must equal the runtime's minus the seeded text.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from support.differential import (
+    Tally,
+    budget,
+    corpus_sample,
+    hypothesis_settings,
+    mismatch,
+    tally,  # noqa: F401 (fixture)
+    write_tree_input,
+)
+from support.fixtures import oracle, oracle_runtime, require_shared  # noqa: F401 (fixtures)
+from support.oracle import Oracle
+from support.runtimes import OracleRuntime, SoulscanRuntime, soulscan_entry
+from support.spec import Workspace, escape, sort_invisible_runs
+from support.strategies import padding, vocabulary_text
+from support.tree_strategies import (
+    CONFIG_VALUES,
+    CONTEXT_LENGTHS,
+    TreeInput,
+    config_yaml,
+    hint_input,
+    tree_input,
+)
+
+pytestmark = pytest.mark.oracle
+
+SOULSCAN = SoulscanRuntime()
+PREAMBLE = (
+    "# Project Context\n\nThe following project context files have been loaded and should be "
+    "followed:\n\n"
+)
+LABELS = ("AGENTS.md", "SOUL.md", ".hermes.md", "CLAUDE.md", ".cursorrules", "x.md")
+
+
+def two_sides(base: Path, project: dict[str, bytes | None], home: dict[str, bytes | None]) -> tuple[Workspace, Workspace]:
+    """The same input laid out for soulscan (``s``) and for the runtime (``o``)."""
+    sides = []
+    for name in ("s", "o"):
+        ws = Workspace(base / name)
+        for directory in (ws.root, ws.hermes_home, ws.home):
+            directory.mkdir(parents=True)
+        write_tree_input(ws.root, project)
+        write_tree_input(ws.hermes_home, home)
+        sides.append(ws)
+    return sides[0], sides[1]
+
+
+def without_seeded_soul(prompt: str, seeded: str) -> str:
+    """The runtime's prompt minus the default SOUL.md section it seeded and loaded."""
+    if prompt == PREAMBLE + seeded:
+        return ""
+    assert prompt.endswith("\n" + seeded), f"seeded SOUL.md is not the last section: {escape(prompt[-300:])}"
+    return prompt[: -len(seeded) - 1]
+
+
+def seed_warnings(warnings: list[str]) -> tuple[list[str], list[str]]:
+    seeds = [w for w in warnings if w.startswith("soulscan:") and "SOUL.md" in w]
+    return seeds, [w for w in warnings if w not in seeds]
+
+
+# --------------------------------------------------------------------------- text functions
+
+
+@pytest.fixture
+def text_home(tmp_path: Path) -> Path:
+    home = tmp_path / "hh"
+    home.mkdir()
+    return home
+
+
+def test_text_functions_like_the_runtime(
+    request: pytest.FixtureRequest, oracle_runtime: OracleRuntime, tally: Tally
+) -> None:
+    sized = st.sampled_from((20000, 20013, 60, 100, 1000, 24000, 7, 4)).flatmap(padding)
+    text = st.one_of(vocabulary_text(), st.builds(str.__add__, sized, vocabulary_text(max_tokens=4)))
+    cap = st.one_of(st.none(), st.integers(1, 30000), st.sampled_from((1, 4, 5, 7, 10, 60, 90, 700)))
+
+    @hypothesis_settings(request, examples=60)
+    @given(text, st.sampled_from(LABELS), cap, st.sampled_from(CONTEXT_LENGTHS), st.sampled_from((None, "", "/x/y")))
+    def check(content: str, label: str, max_chars: int | None, context_length: Any, read_path: str | None) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            home = Path(tmp) / "hh"
+            home.mkdir()
+            args = dict(hermes_home=home, max_chars=max_chars, context_length=context_length, read_path=read_path)
+            got = SOULSCAN.truncate_content(content, label, **args)
+            want = oracle_runtime.truncate_content(content, label, **args)
+        assert got == want, mismatch(f"truncate_content({label}, {max_chars}, {context_length})", content, got, want)
+        got_fm = SOULSCAN.strip_yaml_frontmatter(content)
+        want_fm = oracle_runtime.strip_yaml_frontmatter(content)
+        assert got_fm == want_fm, mismatch("strip_yaml_frontmatter", content, got_fm, want_fm)
+        tally["text: truncate_content + strip_yaml_frontmatter"] += 1
+
+    check()
+
+
+def test_cap_resolution_like_the_runtime(
+    oracle_runtime: OracleRuntime, tally: Tally, tmp_path: Path
+) -> None:
+    """Every config.yaml value (absent, malformed, odd types) x every context length."""
+    for index, config in enumerate([*CONFIG_VALUES, "absent", "malformed"]):
+        home = {} if config == "absent" else {"config.yaml": config_yaml(config)}
+        mine, theirs = two_sides(tmp_path / str(index), {}, home)
+        for context_length in CONTEXT_LENGTHS:
+            got = SOULSCAN.context_file_max_chars(hermes_home=mine.hermes_home, context_length=context_length)
+            want = oracle_runtime.context_file_max_chars(
+                hermes_home=theirs.hermes_home, context_length=context_length
+            )
+            assert got == want, f"cap for config {config!r}, context_length {context_length!r}: {got} != {want}"
+            tally["config.yaml x context_length caps"] += 1
+
+
+# --------------------------------------------------------------------------- trees
+
+
+def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> None:
+    mine, theirs = two_sides(base, tree.project, tree.home)
+    seeded_before = bool(soulscan_entry("soul_md_would_be_seeded")(mine.hermes_home))
+    args = {"skip_soul": tree.skip_soul, "context_length": tree.context_length}
+    got = mine.unfill(SOULSCAN.build_context_files_prompt(mine.cwd(tree.cwd), hermes_home=mine.hermes_home, **args))
+    want = theirs.unfill(oracle_runtime.build_context_files_prompt(theirs.cwd(tree.cwd), hermes_home=theirs.hermes_home, **args))
+    got_soul = mine.unfill(SOULSCAN.load_soul_md(hermes_home=mine.hermes_home, context_length=tree.context_length))
+    want_soul = theirs.unfill(oracle_runtime.load_soul_md(hermes_home=theirs.hermes_home, context_length=tree.context_length))
+    got, got_soul = list(got), list(got_soul)
+    if seeded_before:
+        # The runtime seeded its default SOUL.md and loaded it (maybe truncated, with a
+        # warning); soulscan reports the seed instead. Compare the rest.
+        seeded_section, seeded_warnings = want_soul
+        seeds, got_soul[1] = seed_warnings(got_soul[1])
+        assert len(seeds) == 1 and got_soul[0] is None, f"seed not reported: {tree.describe()}"
+        want_soul = (None, [])
+        if not tree.skip_soul:
+            seeds, got[1] = seed_warnings(got[1])
+            assert len(seeds) == 1, f"seed not reported by build_context_files_prompt: {tree.describe()}"
+            want = (
+                without_seeded_soul(want[0], seeded_section),
+                [w for w in want[1] if w not in seeded_warnings],
+            )
+        home_after = {p.name for p in mine.hermes_home.iterdir()}
+        assert home_after <= set(tree.home), f"soulscan wrote into the home: {home_after}"
+    got, want = sort_invisible_runs(list(got)), sort_invisible_runs(list(want))
+    got_soul, want_soul = sort_invisible_runs(list(got_soul)), sort_invisible_runs(list(want_soul))
+    assert tuple(got) == tuple(want), mismatch("build_context_files_prompt", tree.describe(), got, want)
+    assert tuple(got_soul) == tuple(want_soul), mismatch("load_soul_md", tree.describe(), got_soul, want_soul)
+
+
+def test_trees_load_like_the_runtime(
+    request: pytest.FixtureRequest, oracle_runtime: OracleRuntime, tally: Tally
+) -> None:
+    @hypothesis_settings(request, examples=80)
+    @given(tree_input())
+    def check(tree: TreeInput) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            compare_tree(oracle_runtime, tree, Path(tmp))
+        tally["trees: build_context_files_prompt + load_soul_md"] += 1
+
+    check()
+    assert tally["trees: build_context_files_prompt + load_soul_md"] >= budget(request, 80) // 2
+
+
+def canonical_hints(result: str | None) -> Any:
+    """Hint blocks of one call as a sorted list: the runtime joins them in set order."""
+    if result is None:
+        return None
+    return sorted(sort_invisible_runs(result).split("\n\n[Subdirectory context discovered: "))
+
+
+def test_subdirectory_hints_like_the_runtime(
+    request: pytest.FixtureRequest, oracle_runtime: OracleRuntime, tally: Tally
+) -> None:
+    @hypothesis_settings(request, examples=60)
+    @given(hint_input())
+    def check(case: tuple[dict[str, bytes | None], list[dict[str, Any]]]) -> None:
+        tree, calls = case
+        with tempfile.TemporaryDirectory() as tmp:
+            mine, theirs = two_sides(Path(tmp), tree, {})
+            got = mine.unfill(SOULSCAN.subdir_hints(mine.root, mine.fill(calls), home=mine.home))
+            want = theirs.unfill(oracle_runtime.subdir_hints(theirs.root, theirs.fill(calls), home=theirs.home))
+        got_c, want_c = [canonical_hints(r) for r in got], [canonical_hints(r) for r in want]
+        assert got_c == want_c, mismatch("SubdirectoryHints", repr((sorted(tree), calls)), got, want)
+        tally["hint trees x tool calls"] += len(calls)
+
+    check()
+
+
+# --------------------------------------------------------------------------- corpora
+
+
+def test_corpora_load_like_the_runtime(
+    request: pytest.FixtureRequest, oracle_runtime: OracleRuntime, tally: Tally
+) -> None:
+    """Each sampled corpus item as AGENTS.md (with SOUL.md beside it), .hermes.md and SOUL.md."""
+    require_shared()
+    items = corpus_sample(request, chars_per_corpus=60_000)
+    if not items:
+        pytest.skip("no shared corpora found")
+    for item in items:
+        data = item["text"].encode("utf-8", "surrogatepass")
+        project = {"a/AGENTS.md": data, "b/.hermes.md": data}
+        tree_a = TreeInput(project, {"SOUL.md": data}, "a", skip_soul=False, context_length=None)
+        tree_b = TreeInput(project, {"SOUL.md": b"You are Ada."}, "b", skip_soul=True, context_length=200000)
+        for tree in (tree_a, tree_b):
+            with tempfile.TemporaryDirectory() as tmp:
+                try:
+                    compare_tree(oracle_runtime, tree, Path(tmp))
+                except AssertionError as exc:
+                    raise AssertionError(f"corpus item {item['id']}: {exc}") from None
+    tally["corpora: items as AGENTS.md + SOUL.md + .hermes.md"] += len(items)
+    assert len(items) > (6000 if request.config.getoption("--slow") else 150)
