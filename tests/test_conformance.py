@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from support.fixtures import oracle, oracle_runtime, require_shared  # noqa: F401 (fixtures)
 from support.replay import REPLAYED_AREAS, replay
 from support.runtimes import OracleRuntime, SoulscanRuntime, soulscan_entry
@@ -35,7 +34,11 @@ def _params() -> list[Any]:
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("case", _params())
-def test_oracle_reproduces_case(case: Case, oracle_runtime: OracleRuntime, tmp_path: Path) -> None:
+def test_oracle_reproduces_case(
+    case: Case,
+    oracle_runtime: OracleRuntime,  # noqa: F811
+    tmp_path: Path,
+) -> None:
     require_shared()
     expect_equal(replay(case, oracle_runtime, tmp_path), case.expected, case)
 
@@ -81,8 +84,12 @@ def _expect_seed_reported_not_written(
     # ...must not have written into the home during the replay...
     assert actual["soul_md_on_disk_after"] == before, f"{case.id}: soulscan changed SOUL.md"
     # ...and must otherwise answer as the runtime does, minus the seeded text.
-    seed_warnings = [w for w in actual["warnings"] if "SOUL.md" in w and w not in case.expected["warnings"]]
-    assert len(seed_warnings) == 1, f"{case.id}: expected one seed warning, got {actual['warnings']}"
+    seed_warnings = [
+        w for w in actual["warnings"] if "SOUL.md" in w and w not in case.expected["warnings"]
+    ]
+    assert len(seed_warnings) == 1, (
+        f"{case.id}: expected one seed warning, got {actual['warnings']}"
+    )
     expected = dict(case.expected, soul_md_on_disk_after=before)
     actual = dict(actual, warnings=[w for w in actual["warnings"] if w not in seed_warnings])
     if case.kind == "load_soul_md":

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from support.differential import (
     Tally,
     budget,
@@ -29,7 +28,6 @@ from support.differential import (
     write_tree_input,
 )
 from support.fixtures import oracle, oracle_runtime, require_shared  # noqa: F401 (fixtures)
-from support.oracle import Oracle
 from support.runtimes import OracleRuntime, SoulscanRuntime, soulscan_entry
 from support.spec import Workspace, escape, sort_invisible_runs
 from support.strategies import padding, vocabulary_text
@@ -52,7 +50,9 @@ PREAMBLE = (
 LABELS = ("AGENTS.md", "SOUL.md", ".hermes.md", "CLAUDE.md", ".cursorrules", "x.md")
 
 
-def two_sides(base: Path, project: dict[str, bytes | None], home: dict[str, bytes | None]) -> tuple[Workspace, Workspace]:
+def two_sides(
+    base: Path, project: dict[str, bytes | None], home: dict[str, bytes | None]
+) -> tuple[Workspace, Workspace]:
     """The same input laid out for soulscan (``s``) and for the runtime (``o``)."""
     sides = []
     for name in ("s", "o"):
@@ -69,7 +69,9 @@ def without_seeded_soul(prompt: str, seeded: str) -> str:
     """The runtime's prompt minus the default SOUL.md section it seeded and loaded."""
     if prompt == PREAMBLE + seeded:
         return ""
-    assert prompt.endswith("\n" + seeded), f"seeded SOUL.md is not the last section: {escape(prompt[-300:])}"
+    assert prompt.endswith("\n" + seeded), (
+        f"seeded SOUL.md is not the last section: {escape(prompt[-300:])}"
+    )
     return prompt[: -len(seeded) - 1]
 
 
@@ -89,22 +91,43 @@ def text_home(tmp_path: Path) -> Path:
 
 
 def test_text_functions_like_the_runtime(
-    request: pytest.FixtureRequest, oracle_runtime: OracleRuntime, tally: Tally
+    request: pytest.FixtureRequest,
+    oracle_runtime: OracleRuntime,  # noqa: F811
+    tally: Tally,  # noqa: F811
 ) -> None:
     sized = st.sampled_from((20000, 20013, 60, 100, 1000, 24000, 7, 4)).flatmap(padding)
-    text = st.one_of(vocabulary_text(), st.builds(str.__add__, sized, vocabulary_text(max_tokens=4)))
-    cap = st.one_of(st.none(), st.integers(1, 30000), st.sampled_from((1, 4, 5, 7, 10, 60, 90, 700)))
+    text = st.one_of(
+        vocabulary_text(), st.builds(str.__add__, sized, vocabulary_text(max_tokens=4))
+    )
+    cap = st.one_of(
+        st.none(), st.integers(1, 30000), st.sampled_from((1, 4, 5, 7, 10, 60, 90, 700))
+    )
 
     @hypothesis_settings(request, examples=60)
-    @given(text, st.sampled_from(LABELS), cap, st.sampled_from(CONTEXT_LENGTHS), st.sampled_from((None, "", "/x/y")))
-    def check(content: str, label: str, max_chars: int | None, context_length: Any, read_path: str | None) -> None:
+    @given(
+        text,
+        st.sampled_from(LABELS),
+        cap,
+        st.sampled_from(CONTEXT_LENGTHS),
+        st.sampled_from((None, "", "/x/y")),
+    )
+    def check(
+        content: str, label: str, max_chars: int | None, context_length: Any, read_path: str | None
+    ) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             home = Path(tmp) / "hh"
             home.mkdir()
-            args = dict(hermes_home=home, max_chars=max_chars, context_length=context_length, read_path=read_path)
+            args = {
+                "hermes_home": home,
+                "max_chars": max_chars,
+                "context_length": context_length,
+                "read_path": read_path,
+            }
             got = SOULSCAN.truncate_content(content, label, **args)
             want = oracle_runtime.truncate_content(content, label, **args)
-        assert got == want, mismatch(f"truncate_content({label}, {max_chars}, {context_length})", content, got, want)
+        assert got == want, mismatch(
+            f"truncate_content({label}, {max_chars}, {context_length})", content, got, want
+        )
         got_fm = SOULSCAN.strip_yaml_frontmatter(content)
         want_fm = oracle_runtime.strip_yaml_frontmatter(content)
         assert got_fm == want_fm, mismatch("strip_yaml_frontmatter", content, got_fm, want_fm)
@@ -114,32 +137,54 @@ def test_text_functions_like_the_runtime(
 
 
 def test_cap_resolution_like_the_runtime(
-    oracle_runtime: OracleRuntime, tally: Tally, tmp_path: Path
+    oracle_runtime: OracleRuntime,  # noqa: F811
+    tally: Tally,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     """Every config.yaml value (absent, malformed, odd types) x every context length."""
     for index, config in enumerate([*CONFIG_VALUES, "absent", "malformed"]):
-        home = {} if config == "absent" else {"config.yaml": config_yaml(config)}
+        home: dict[str, bytes | None] = {}
+        if config != "absent":
+            home["config.yaml"] = config_yaml(config)
         mine, theirs = two_sides(tmp_path / str(index), {}, home)
         for context_length in CONTEXT_LENGTHS:
-            got = SOULSCAN.context_file_max_chars(hermes_home=mine.hermes_home, context_length=context_length)
+            got = SOULSCAN.context_file_max_chars(
+                hermes_home=mine.hermes_home, context_length=context_length
+            )
             want = oracle_runtime.context_file_max_chars(
                 hermes_home=theirs.hermes_home, context_length=context_length
             )
-            assert got == want, f"cap for config {config!r}, context_length {context_length!r}: {got} != {want}"
+            assert got == want, (
+                f"cap for config {config!r}, context_length {context_length!r}: {got} != {want}"
+            )
             tally["config.yaml x context_length caps"] += 1
 
 
 # --------------------------------------------------------------------------- trees
 
 
-def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> None:
+def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> None:  # noqa: F811
     mine, theirs = two_sides(base, tree.project, tree.home)
     seeded_before = bool(soulscan_entry("soul_md_would_be_seeded")(mine.hermes_home))
     args = {"skip_soul": tree.skip_soul, "context_length": tree.context_length}
-    got = mine.unfill(SOULSCAN.build_context_files_prompt(mine.cwd(tree.cwd), hermes_home=mine.hermes_home, **args))
-    want = theirs.unfill(oracle_runtime.build_context_files_prompt(theirs.cwd(tree.cwd), hermes_home=theirs.hermes_home, **args))
-    got_soul = mine.unfill(SOULSCAN.load_soul_md(hermes_home=mine.hermes_home, context_length=tree.context_length))
-    want_soul = theirs.unfill(oracle_runtime.load_soul_md(hermes_home=theirs.hermes_home, context_length=tree.context_length))
+    got = mine.unfill(
+        SOULSCAN.build_context_files_prompt(
+            mine.cwd(tree.cwd), hermes_home=mine.hermes_home, **args
+        )
+    )
+    want = theirs.unfill(
+        oracle_runtime.build_context_files_prompt(
+            theirs.cwd(tree.cwd), hermes_home=theirs.hermes_home, **args
+        )
+    )
+    got_soul = mine.unfill(
+        SOULSCAN.load_soul_md(hermes_home=mine.hermes_home, context_length=tree.context_length)
+    )
+    want_soul = theirs.unfill(
+        oracle_runtime.load_soul_md(
+            hermes_home=theirs.hermes_home, context_length=tree.context_length
+        )
+    )
     got, got_soul = list(got), list(got_soul)
     if seeded_before:
         # The runtime seeded its default SOUL.md and loaded it (maybe truncated, with a
@@ -150,7 +195,9 @@ def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> 
         want_soul = (None, [])
         if not tree.skip_soul:
             seeds, got[1] = seed_warnings(got[1])
-            assert len(seeds) == 1, f"seed not reported by build_context_files_prompt: {tree.describe()}"
+            assert len(seeds) == 1, (
+                f"seed not reported by build_context_files_prompt: {tree.describe()}"
+            )
             want = (
                 without_seeded_soul(want[0], seeded_section),
                 [w for w in want[1] if w not in seeded_warnings],
@@ -159,12 +206,18 @@ def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> 
         assert home_after <= set(tree.home), f"soulscan wrote into the home: {home_after}"
     got, want = sort_invisible_runs(list(got)), sort_invisible_runs(list(want))
     got_soul, want_soul = sort_invisible_runs(list(got_soul)), sort_invisible_runs(list(want_soul))
-    assert tuple(got) == tuple(want), mismatch("build_context_files_prompt", tree.describe(), got, want)
-    assert tuple(got_soul) == tuple(want_soul), mismatch("load_soul_md", tree.describe(), got_soul, want_soul)
+    assert tuple(got) == tuple(want), mismatch(
+        "build_context_files_prompt", tree.describe(), got, want
+    )
+    assert tuple(got_soul) == tuple(want_soul), mismatch(
+        "load_soul_md", tree.describe(), got_soul, want_soul
+    )
 
 
 def test_trees_load_like_the_runtime(
-    request: pytest.FixtureRequest, oracle_runtime: OracleRuntime, tally: Tally
+    request: pytest.FixtureRequest,
+    oracle_runtime: OracleRuntime,  # noqa: F811
+    tally: Tally,  # noqa: F811
 ) -> None:
     @hypothesis_settings(request, examples=80)
     @given(tree_input())
@@ -185,7 +238,9 @@ def canonical_hints(result: str | None) -> Any:
 
 
 def test_subdirectory_hints_like_the_runtime(
-    request: pytest.FixtureRequest, oracle_runtime: OracleRuntime, tally: Tally
+    request: pytest.FixtureRequest,
+    oracle_runtime: OracleRuntime,  # noqa: F811
+    tally: Tally,  # noqa: F811
 ) -> None:
     @hypothesis_settings(request, examples=60)
     @given(hint_input())
@@ -194,9 +249,13 @@ def test_subdirectory_hints_like_the_runtime(
         with tempfile.TemporaryDirectory() as tmp:
             mine, theirs = two_sides(Path(tmp), tree, {})
             got = mine.unfill(SOULSCAN.subdir_hints(mine.root, mine.fill(calls), home=mine.home))
-            want = theirs.unfill(oracle_runtime.subdir_hints(theirs.root, theirs.fill(calls), home=theirs.home))
+            want = theirs.unfill(
+                oracle_runtime.subdir_hints(theirs.root, theirs.fill(calls), home=theirs.home)
+            )
         got_c, want_c = [canonical_hints(r) for r in got], [canonical_hints(r) for r in want]
-        assert got_c == want_c, mismatch("SubdirectoryHints", repr((sorted(tree), calls)), got, want)
+        assert got_c == want_c, mismatch(
+            "SubdirectoryHints", repr((sorted(tree), calls)), got, want
+        )
         tally["hint trees x tool calls"] += len(calls)
 
     check()
@@ -206,7 +265,9 @@ def test_subdirectory_hints_like_the_runtime(
 
 
 def test_corpora_load_like_the_runtime(
-    request: pytest.FixtureRequest, oracle_runtime: OracleRuntime, tally: Tally
+    request: pytest.FixtureRequest,
+    oracle_runtime: OracleRuntime,  # noqa: F811
+    tally: Tally,  # noqa: F811
 ) -> None:
     """Each sampled corpus item as AGENTS.md (with SOUL.md beside it), .hermes.md and SOUL.md."""
     require_shared()
@@ -217,7 +278,9 @@ def test_corpora_load_like_the_runtime(
         data = item["text"].encode("utf-8", "surrogatepass")
         project = {"a/AGENTS.md": data, "b/.hermes.md": data}
         tree_a = TreeInput(project, {"SOUL.md": data}, "a", skip_soul=False, context_length=None)
-        tree_b = TreeInput(project, {"SOUL.md": b"You are Ada."}, "b", skip_soul=True, context_length=200000)
+        tree_b = TreeInput(
+            project, {"SOUL.md": b"You are Ada."}, "b", skip_soul=True, context_length=200000
+        )
         for tree in (tree_a, tree_b):
             with tempfile.TemporaryDirectory() as tmp:
                 try:

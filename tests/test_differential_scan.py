@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from support.differential import (
     Tally,
     budget,
@@ -44,7 +43,7 @@ def soulscan_scan(text: str, scope: str) -> Any:
         return {"error": "ValueError", "message": str(exc)}
 
 
-def compare_texts(oracle: Oracle, texts: Sequence[str], tally: Tally, label: str) -> None:
+def compare_texts(oracle: Oracle, texts: Sequence[str], tally: Tally, label: str) -> None:  # noqa: F811
     """Every text through every scanner entry point on both sides; assert equality."""
     requests: list[dict[str, Any]] = []
     for index, text in enumerate(texts):
@@ -76,7 +75,9 @@ def compare_texts(oracle: Oracle, texts: Sequence[str], tally: Tally, label: str
 
 
 def test_generated_texts_scan_like_the_runtime(
-    request: pytest.FixtureRequest, oracle: Oracle, tally: Tally
+    request: pytest.FixtureRequest,
+    oracle: Oracle,  # noqa: F811
+    tally: Tally,  # noqa: F811
 ) -> None:
     before = sum(tally.values())
 
@@ -90,10 +91,20 @@ def test_generated_texts_scan_like_the_runtime(
 
 
 @pytest.mark.parametrize(
-    "scope", [pytest.param("bogus", id="bogus"), pytest.param("", id="empty"), pytest.param("ALL", id="upper")]
+    "scope",
+    [
+        pytest.param("bogus", id="bogus"),
+        pytest.param("", id="empty"),
+        pytest.param("ALL", id="upper"),
+    ],
 )
 @pytest.mark.parametrize("text", [pytest.param("", id="empty-text"), pytest.param("x", id="text")])
-def test_unknown_scope_like_the_runtime(oracle: Oracle, tally: Tally, text: str, scope: str) -> None:
+def test_unknown_scope_like_the_runtime(
+    oracle: Oracle,  # noqa: F811
+    tally: Tally,  # noqa: F811
+    text: str,
+    scope: str,
+) -> None:
     want = oracle.call("scan_many", texts=[text], scopes=[scope])[0][0]
     got = soulscan_scan(text, scope)
     assert got == want, mismatch(f"scan_for_threats(scope={scope!r})", text, got, want)
@@ -101,7 +112,9 @@ def test_unknown_scope_like_the_runtime(oracle: Oracle, tally: Tally, text: str,
 
 
 def test_corpora_scan_like_the_runtime(
-    request: pytest.FixtureRequest, oracle: Oracle, tally: Tally
+    request: pytest.FixtureRequest,
+    oracle: Oracle,  # noqa: F811
+    tally: Tally,  # noqa: F811
 ) -> None:
     """A stride sample of every corpus by default, every item with ``--slow``."""
     require_shared()

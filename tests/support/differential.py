@@ -37,7 +37,6 @@ def hypothesis_settings(request: pytest.FixtureRequest, examples: int) -> settin
         max_examples=budget(request, examples),
         deadline=None,
         derandomize=running_in_ci(),
-        database=None if running_in_ci() else settings.default.database,
         suppress_health_check=list(HealthCheck),
         print_blob=True,
     )
@@ -48,7 +47,9 @@ class Tally(Counter[str]):
 
     def report_lines(self) -> list[str]:
         total = sum(self.values())
-        lines = [f"differential vs hermes-agent 0.19.0: {total} inputs compared (any mismatch fails its test)"]
+        lines = [
+            f"differential vs hermes-agent 0.19.0: {total} inputs compared (any mismatch fails its test)"
+        ]
         lines += [f"  {name}: {count}" for name, count in sorted(self.items())]
         return lines
 
@@ -80,7 +81,9 @@ def corpus_items() -> list[dict[str, Any]]:
     return items
 
 
-def corpus_sample(request: pytest.FixtureRequest, chars_per_corpus: int = 300_000) -> list[dict[str, Any]]:
+def corpus_sample(
+    request: pytest.FixtureRequest, chars_per_corpus: int = 300_000
+) -> list[dict[str, Any]]:
     """All corpus items with ``--slow``; by default an even stride through each corpus.
 
     The stride keeps roughly ``chars_per_corpus`` characters of each corpus, so small

@@ -24,8 +24,9 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 # The runtime logs warnings and may print; the protocol owns the real stdout.
 _PROTOCOL_OUT = sys.stdout
@@ -35,12 +36,14 @@ logging.disable(logging.CRITICAL)
 os.environ["HERMES_MANAGED_DIR"] = str(Path(os.devnull) / "no-managed-scope")
 os.environ.pop("HERMES_MANAGED", None)
 
-from agent import file_safety  # noqa: E402
-from agent import prompt_builder as pb  # noqa: E402
-from agent.subdirectory_hints import SubdirectoryHintTracker  # noqa: E402
-from hermes_cli import config as hermes_config  # noqa: E402
-from tools import memory_tool  # noqa: E402
-from tools import threat_patterns  # noqa: E402
+from agent import file_safety
+from agent import prompt_builder as pb
+from agent.subdirectory_hints import SubdirectoryHintTracker
+from hermes_cli import config as hermes_config
+from tools import (
+    memory_tool,
+    threat_patterns,
+)
 
 _CACHES = ("_LOAD_CONFIG_CACHE", "_RAW_CONFIG_CACHE", "_LAST_EXPANDED_CONFIG_BY_PATH",
            "_HERMES_HOME_ENSURED", "_CONFIG_PARSE_WARNED")  # fmt: skip

@@ -25,7 +25,7 @@ def replay(case: Case, runtime: Any, tmp_path: Path) -> dict[str, Any]:
     if handler is None:
         raise KeyError(f"{case.id}: no replay for kind {case.kind!r}")
     ws = materialise(case.input, tmp_path)
-    return ws.unfill(handler(case.input, runtime, ws))  # type: ignore[no-any-return]
+    return ws.unfill(handler(dict(case.input), runtime, ws))  # type: ignore[no-any-return]
 
 
 def _scan_for_threats(i: dict[str, Any], rt: Any, ws: Workspace) -> dict[str, Any]:
@@ -47,7 +47,9 @@ def _scan_context_content(i: dict[str, Any], rt: Any, ws: Workspace) -> dict[str
 
 
 def _max_chars(i: dict[str, Any], rt: Any, ws: Workspace) -> dict[str, Any]:
-    cap = rt.context_file_max_chars(hermes_home=ws.hermes_home, context_length=i.get("context_length"))
+    cap = rt.context_file_max_chars(
+        hermes_home=ws.hermes_home, context_length=i.get("context_length")
+    )
     return {"max_chars": cap}
 
 
@@ -78,7 +80,9 @@ def _build_context_files_prompt(i: dict[str, Any], rt: Any, ws: Workspace) -> di
 
 
 def _load_soul_md(i: dict[str, Any], rt: Any, ws: Workspace) -> dict[str, Any]:
-    result, warnings = rt.load_soul_md(hermes_home=ws.hermes_home, context_length=i.get("context_length"))
+    result, warnings = rt.load_soul_md(
+        hermes_home=ws.hermes_home, context_length=i.get("context_length")
+    )
     return {
         "result": result,
         "soul_md_on_disk_after": read_back(ws.hermes_home / "SOUL.md"),

@@ -89,7 +89,9 @@ class SoulscanRuntime:
         )  # fmt: skip
         return output, list(warnings)
 
-    def load_soul_md(self, *, hermes_home: Path, context_length: Any) -> tuple[str | None, list[str]]:
+    def load_soul_md(
+        self, *, hermes_home: Path, context_length: Any
+    ) -> tuple[str | None, list[str]]:
         result, warnings = _soulscan_call(
             "load_soul_md", hermes_home=hermes_home, context_length=context_length
         )
@@ -151,7 +153,9 @@ class OracleRuntime:
         )  # fmt: skip
         return value["output"], value["warnings"]
 
-    def load_soul_md(self, *, hermes_home: Path, context_length: Any) -> tuple[str | None, list[str]]:
+    def load_soul_md(
+        self, *, hermes_home: Path, context_length: Any
+    ) -> tuple[str | None, list[str]]:
         value = self._call("load_soul_md", hermes_home=hermes_home, context_length=context_length)
         return value["result"], value["warnings"]
 

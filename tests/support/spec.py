@@ -227,7 +227,9 @@ def _map_strings(value: Any, func: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_map_strings(v, func) for v in value)
     if isinstance(value, Mapping):
-        return {func(k) if isinstance(k, str) else k: _map_strings(v, func) for k, v in value.items()}
+        return {
+            func(k) if isinstance(k, str) else k: _map_strings(v, func) for k, v in value.items()
+        }
     return value
 
 
@@ -258,7 +260,11 @@ def sort_invisible_runs(value: Any) -> Any:
         return _INVISIBLE_RUN.sub(lambda m: ", ".join(sorted(m.group(0).split(", "))), value)
     if isinstance(value, list):
         lead = 0
-        while lead < len(value) and isinstance(value[lead], str) and _INVISIBLE_ID.fullmatch(value[lead]):
+        while (
+            lead < len(value)
+            and isinstance(value[lead], str)
+            and _INVISIBLE_ID.fullmatch(value[lead])
+        ):
             lead += 1
         return sorted(value[:lead]) + [sort_invisible_runs(v) for v in value[lead:]]
     if isinstance(value, Mapping):
@@ -301,9 +307,11 @@ def expect_equal(actual: Any, expected: Any, case: Case | None = None) -> None:
     """
     if case is not None and case.unordered_invisible:
         actual, expected = sort_invisible_runs(actual), sort_invisible_runs(expected)
-        expected = {k: v for k, v in expected.items() if k != "invisible_order"} if isinstance(
-            expected, Mapping
-        ) else expected
+        expected = (
+            {k: v for k, v in expected.items() if k != "invisible_order"}
+            if isinstance(expected, Mapping)
+            else expected
+        )
     if "{TS}" in json.dumps(expected):
         actual = _map_strings(actual, lambda s: _BACKUP_TS.sub(".bak.{TS}", s))
     problem = next(_differences(actual, expected, "$"), None)
@@ -379,7 +387,7 @@ def string_difference(actual: str, expected: str) -> str:
     start = max(0, index - 40)
     return (
         f"first difference at char {index} (len {len(actual)} vs {len(expected)}): "
-        f"got …{escape(actual[start:index + 60])}… expected …{escape(expected[start:index + 60])}…"
+        f"got …{escape(actual[start : index + 60])}… expected …{escape(expected[start : index + 60])}…"
     )
 
 

@@ -116,7 +116,9 @@ def html_comment() -> st.SearchStrategy[str]:
 
 
 def var_name() -> st.SearchStrategy[str]:
-    core = st.sampled_from(("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "API", "URL", "HOME"))
+    core = st.sampled_from(
+        ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "API", "URL", "HOME")
+    )
     return st.builds(
         lambda brace, pre, c, post: f"${'{' if brace else ''}{pre}{c}{post}",
         st.booleans(), st.sampled_from(("", "MY_", "api_", "ETAPI_", "x")), core,
@@ -164,7 +166,9 @@ def padding(target: int, spread: int = 64) -> st.SearchStrategy[str]:
     """Filler whose length lands within ``spread`` of ``target`` characters."""
     unit = st.sampled_from(("x", "word ", "\n", "ab\n", "é", "😀", " "))
     return st.builds(
-        lambda u, n: (u * (n // len(u) + 1))[:n], unit, st.integers(max(0, target - spread), target + spread)
+        lambda u, n: (u * (n // len(u) + 1))[:n],
+        unit,
+        st.integers(max(0, target - spread), target + spread),
     )
 
 

@@ -62,7 +62,9 @@ def file_text(draw: st.DrawFn) -> str:
                   vocabulary_text(max_tokens=4)),
     ))  # fmt: skip
     if draw(st.integers(0, 3)) == 0:
-        yaml_text = draw(st.sampled_from(("model: x", "note: ignore previous instructions", "", "a: b\n---x")))
+        yaml_text = draw(
+            st.sampled_from(("model: x", "note: ignore previous instructions", "", "a: b\n---x"))
+        )
         opening = draw(st.sampled_from(("---", "---yaml", "----", "--- ")))
         closing = draw(st.sampled_from(("---", "---x", "----", "---\n", "...")))
         body = _frontmatter(body, yaml_text, opening, closing)
@@ -79,7 +81,9 @@ def file_bytes(draw: st.DrawFn) -> bytes | None:
     if kind == 0:
         return None
     if kind == 1:
-        return draw(st.sampled_from((b"caf\xe9 latin-1\n", b"\xff\xfe", b"ok\x80", b"\xed\xa0\x80x")))
+        return draw(
+            st.sampled_from((b"caf\xe9 latin-1\n", b"\xff\xfe", b"ok\x80", b"\xed\xa0\x80x"))
+        )
     return draw(file_text()).encode("utf-8", "surrogatepass")
 
 
@@ -128,7 +132,9 @@ def hint_input(draw: st.DrawFn) -> tuple[dict[str, bytes | None], list[dict[str,
     dirs = ("pkg", "pkg/sub", "pkg/sub/deep", "a.b", "other", "pkg/sub/deep/x/y/z/w")
     tree: dict[str, bytes | None] = {"AGENTS.md": b"root rules"}
     for directory in draw(st.lists(st.sampled_from(dirs), min_size=1, max_size=4, unique=True)):
-        for name in draw(st.lists(st.sampled_from(HINT_NAMES), min_size=1, max_size=2, unique=True)):
+        for name in draw(
+            st.lists(st.sampled_from(HINT_NAMES), min_size=1, max_size=2, unique=True)
+        ):
             tree[f"{directory}/{name}"] = draw(file_bytes())
     targets = st.sampled_from(dirs + ("nowhere", "pkg/missing"))
     call = st.one_of(
