@@ -13,6 +13,9 @@ A kind names the runtime role a file plays and therefore how it is loaded and sc
 ``user``       ``memories/USER.md`` (strict scope, per entry)
 =============  ============================================================
 
+For a directory named on the command line, the `.hermes.md` / `HERMES.md` that Hermes
+would find above it (walking up to the git root) is scanned too.
+
 Walking a directory never follows symbolic links (Hermes does follow them, so each
 skipped link is reported in a note), never opens anything, and turns every problem (an
 unreadable directory, a FIFO or device with a context file's name, a dangling link or
@@ -31,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from soulscan.hermes.sources import find_hermes_md
 from soulscan.models import ScanError
 from soulscan.report.escape import escape_text
 
@@ -154,6 +158,8 @@ class _Walker:
             self.errors.append(ScanError(argument, describe_os_error(exc, path)))
             return
         if stat.S_ISDIR(info.st_mode):
+            if self.forced_kind is None:
+                self._add_parent_hermes_md(path, argument)
             self._walk(path)
             return
         kind = self.forced_kind or kind_of(path)
@@ -167,6 +173,21 @@ class _Walker:
             )
             return
         self._add_file(path, argument, kind)
+
+    def _add_parent_hermes_md(self, directory: Path, argument: str) -> None:
+        """The `.hermes.md` above ``directory`` that Hermes started there would load.
+
+        Hermes looks for `.hermes.md`/`HERMES.md` from its working directory up to the git
+        root; one in the directory itself is found by the walk, one above it is not.
+        """
+        try:
+            found = find_hermes_md(directory)
+            if found is None or found.parent == directory.resolve():
+                return
+            relative = os.path.relpath(found, directory.resolve())
+        except (OSError, ValueError):
+            return
+        self._add_file(found, os.path.normpath(os.path.join(argument, relative)), "hermes")
 
     def _add_file(self, path: Path, display: str, kind: str) -> None:
         try:

@@ -180,3 +180,31 @@ def test_unreadable_directory_is_a_recorded_error(tmp_path: Path, monkeypatch: p
     discovery = discover([str(tmp_path)])
     assert _found(discovery, tmp_path) == [("ok/AGENTS.md", "agents")]
     assert [(Path(e.path).name, e.message) for e in discovery.errors] == [("locked", "permission denied")]
+
+
+@pytest.mark.parametrize(
+    ("files", "argument", "expected"),
+    [
+        pytest.param(
+            {".git/": "", ".hermes.md": "h", "a/b/AGENTS.md": "x"}, "a/b",
+            [(".hermes.md", "hermes"), ("a/b/AGENTS.md", "agents")], id="up-to-git-root",
+        ),
+        pytest.param(
+            {".git/": "", "HERMES.md": "u", "a/.hermes.md": "h", "a/b/AGENTS.md": "x"}, "a/b",
+            [("a/.hermes.md", "hermes"), ("a/b/AGENTS.md", "agents")], id="nearest-wins",
+        ),
+        pytest.param(
+            {".hermes.md": "h", "a/AGENTS.md": "x"}, "a", [("a/AGENTS.md", "agents")],
+            id="no-git-root-no-walk",
+        ),
+        pytest.param(
+            {".hermes.md": "h", "a/.git": "gitdir: x", "a/b/AGENTS.md": "x"}, "a/b",
+            [("a/b/AGENTS.md", "agents")], id="nearest-git-bounds-it",
+        ),
+    ],
+)
+def test_parent_hermes_md_of_a_directory_argument(
+    tmp_path: Path, files: dict[str, str], argument: str, expected: list[tuple[str, str]]
+) -> None:
+    _tree(tmp_path, files)
+    assert _found(discover([str(tmp_path / argument)]), tmp_path) == expected
