@@ -6,9 +6,12 @@ with the decoded-file ranges that are scanned and that reach the model, and the
 exact text the file contributes to the prompt.
 
 NOTE: each file is judged alone. A `.cursorrules` / `.mdc` file is truncated as if
-it were the whole cursor bundle (the runtime truncates the bundle as one unit:
-``build_context_files_prompt`` gives the exact combined text), and the priority
-between project files is not applied here.
+it were the whole cursor bundle; the runtime cuts the bundle as one unit, which
+``cursor_bundle.load_cursor_bundle`` reproduces member by member. The priority
+between project files (only one kind loads) is not applied here either.
+
+A memory file whose entries repeat gets one region per occurrence; a repeat is
+neither scanned nor visible, because the runtime drops it before scanning.
 """
 
 from __future__ import annotations
