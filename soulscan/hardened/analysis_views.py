@@ -29,7 +29,15 @@ def encoded_labels(text: str) -> str:
     return "\n".join(blob.label for blob in decode_blobs(text))
 
 
+def quoted_injection_labels(text: str) -> str:
+    """`quoted` for each injection phrase that sits wholly inside code or a quotation."""
+    from soulscan.hardened.analyze import QUOTED_RULE_ID, analyze
+
+    return "\n".join("quoted" for m in analyze(text, kind="payload") if m.rule.id == QUOTED_RULE_ID)
+
+
 ANALYSIS_VIEWS: dict[str, Callable[[str], str]] = {
+    "quoted-injection": quoted_injection_labels,
     "unicode": unicode_labels,
     "secrets": secret_labels,
     "encoded": encoded_labels,

@@ -14,6 +14,7 @@ from soulscan.engine.matcher import rule_finditer
 from soulscan.engine.rulepack import Rule, builtin_packs
 from soulscan.hardened.decode import decode_blobs
 from soulscan.hardened.frontmatter_view import frontmatter_span
+from soulscan.hardened.quoted import QuotedRegions
 from soulscan.hardened.runtime_aware import HINT_MAX_CHARS, unscanned_start
 from soulscan.hardened.secrets import find_secrets
 from soulscan.hardened.unicode import analyse_unicode
@@ -136,7 +137,7 @@ class _Analysis:
     def run(self) -> list[HardenedMatch]:
         matches: list[HardenedMatch] = []
         for rule in hardened_rules():
-            if _applies(rule, self.kind):
+            if _applies(rule, self.kind) and rule.view != "quoted-injection":
                 matches.extend(self.rule_matches(rule))
         if self.depth < MAX_DECODE_DEPTH:
             for payload in self.payloads():
@@ -149,6 +150,29 @@ class _Analysis:
                                       detail=f"inside decoded {payload.how} payload")
                     )
         return matches
+
+
+QUOTED_RULE_ID = "SS100"
+
+
+def _rule_by_id(rule_id: str) -> Rule:
+    return next(rule for rule in hardened_rules() if rule.id == rule_id)
+
+
+def _demote_quoted(text: str, matches: list[HardenedMatch]) -> list[HardenedMatch]:
+    """Injection phrases wholly inside code or a quotation become SS100 (quoted as an example)."""
+    candidates = [m for m in matches if m.rule.id.startswith("SS1") and m.decoded is None]
+    if not candidates:
+        return matches
+    regions = QuotedRegions(text)
+    quoted_rule = _rule_by_id(QUOTED_RULE_ID)
+    result = []
+    for match in matches:
+        if match in candidates and regions.contains(match.start, match.end):
+            match = HardenedMatch(quoted_rule, match.start, match.end, None,
+                                  f"{match.rule.id} {match.rule.name}, quoted as an example")
+        result.append(match)
+    return result
 
 
 def _mark_unscanned(matches: list[HardenedMatch], kind: str) -> list[HardenedMatch]:
@@ -186,4 +210,4 @@ def analyze(text: str, *, kind: str, runtime: RuntimeDocument | None = None) -> 
     if kind not in KINDS:
         raise ValueError(f"unknown file kind {kind!r} (known: {', '.join(KINDS)})")
     matches = _Analysis(text, kind, 0).run()
-    return _dedupe(_mark_unscanned(matches, kind))
+    return _dedupe(_mark_unscanned(_demote_quoted(text, matches), kind))
