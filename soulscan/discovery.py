@@ -16,10 +16,12 @@ A kind names the runtime role a file plays and therefore how it is loaded and sc
 For a directory named on the command line, the `.hermes.md` / `HERMES.md` that Hermes
 would find above it (walking up to the git root) is scanned too.
 
-Walking a directory never follows symbolic links (Hermes does follow them, so each
-skipped link is reported in a note), never opens anything, and turns every problem (an
-unreadable directory, a FIFO or device with a context file's name, a dangling link or
-link loop named on the command line) into a recorded ``ScanError`` instead of failing
+Walking skips ``.git``, ``.venv``, ``node_modules`` and any virtual environment (a
+directory holding ``pyvenv.cfg``). It never follows symbolic links (Hermes does follow
+them, so the skipped links are listed in a note), never opens anything, and turns every
+problem (an unreadable directory, a FIFO or device with a context file's name, a
+dangling link or link loop named on the command line) into a recorded ``ScanError``
+instead of failing
 the run. Files and entries come out in a stable order: arguments in the order given,
 directory entries sorted by code point.
 """
@@ -225,7 +227,7 @@ class _Walker:
                     self.errors.append(ScanError(entry.path, describe_os_error(exc, entry_path)))
                     continue
                 if is_directory:
-                    if entry.name not in SKIPPED_DIRECTORIES:
+                    if not _vendored(entry_path):
                         subdirectories.append(entry_path)
                     continue
                 kind = self.forced_kind or kind_of(entry_path)
@@ -264,6 +266,11 @@ class _Walker:
             fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(path.name, pattern)
             for pattern in self.exclude
         )
+
+
+def _vendored(directory: Path) -> bool:
+    """Version control, dependencies and virtual environments (any name): not project files."""
+    return directory.name in SKIPPED_DIRECTORIES or (directory / "pyvenv.cfg").is_file()
 
 
 def _file_type(mode: int) -> str:

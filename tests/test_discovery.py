@@ -60,6 +60,7 @@ def test_directory_walk_is_sorted_and_skips_vendored_directories(tmp_path: Path)
         ".cursor/rules/b.mdc": "b", ".cursor/rules/a.mdc": "a",
         "sub/AGENTS.md": "s", "sub/deeper/.hermes.md": "h",
         ".git/AGENTS.md": "g", ".venv/AGENTS.md": "v", "node_modules/pkg/AGENTS.md": "n",
+        "oracle-env/pyvenv.cfg": "home = /usr", "oracle-env/lib/AGENTS.md": "o",
     })
     # Files of a directory first, then its subdirectories, each sorted by code point.
     assert _found(discover([str(tmp_path)]), tmp_path) == [
