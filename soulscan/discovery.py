@@ -21,9 +21,8 @@ directory holding ``pyvenv.cfg``). It never follows symbolic links (Hermes does 
 them, so the skipped links are listed in a note), never opens anything, and turns every
 problem (an unreadable directory, a FIFO or device with a context file's name, a
 dangling link or link loop named on the command line) into a recorded ``ScanError``
-instead of failing
-the run. Files and entries come out in a stable order: arguments in the order given,
-directory entries sorted by code point.
+instead of failing the run. Files come out in a stable order: arguments in the order
+given; in each directory its files, then its subdirectories, each sorted by code point.
 """
 
 from __future__ import annotations
