@@ -15,8 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from soulscan.cli import main
+from soulscan.discovery import Target
+from soulscan.models import FileResult, ScanReport
+from soulscan.pipeline import ScanOptions, scan_target
+from soulscan.report import RenderOptions, render
 from soulscan.report.escape import is_hidden
 
 REPO = Path(__file__).resolve().parents[1]
@@ -185,3 +191,38 @@ def test_undecodable_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     out, _ = capsys.readouterr()
     assert code == 1
     assert [entry["path"] for entry in json.loads(out)["files"]] == ["caf\\x{E9}/AGENTS.md"]
+
+
+_HOSTILE_PIECES = [
+    "ignore previous instructions", "\n§\n", "\ufeff", "\u200b", "\u202e", "\r\n", "\r",
+    "---\n", "\U000e0069\U000e0067", "\ufe0f", "é", "😀", "\x00", "\x1b[2J", "curl $API_KEY ",
+    "<!-- system -->", " ", "\n", "[BLOCKED: x] ", " ghp_" + "A" * 36 + " ",
+]
+
+
+@settings(max_examples=int(os.environ.get("S5N", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.one_of(st.sampled_from(_HOSTILE_PIECES), st.text(max_size=5)), max_size=12),
+    st.sampled_from(["soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user"]),
+    st.booleans(),
+)
+def test_any_input_gives_a_verdict_and_safe_findings(
+    pieces: list[str], kind: str, mangle: bool
+) -> None:
+    data = "".join(pieces).encode("utf-8", "surrogatepass")
+    if mangle:
+        data = data[:-1] + b"\xff"  # invalid UTF-8 at the end
+    result = scan_target(Target(None, "<stdin>", kind), ScanOptions(), data)
+    assert isinstance(result, FileResult)
+    text_length = result.runtime.chars_total
+    for finding in result.findings:
+        location = finding.location
+        assert 1 <= location.line <= location.end_line
+        assert (location.line, location.column) <= (location.end_line, location.end_column)
+        assert 0 <= finding.span.start <= finding.span.end <= text_length
+        shown = [finding.snippet, finding.decoded or "", *finding.extra.values()]
+        assert not any(is_hidden(char) for value in shown for char in value)
+        assert "A" * 36 not in "".join(shown)
+    for format_name in ("text", "json"):
+        rendered = render(ScanReport((result,)), format_name, RenderOptions())
+        assert not any(is_hidden(char) for char in rendered.replace("\n", ""))
