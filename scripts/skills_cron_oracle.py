@@ -201,7 +201,11 @@ class Runtime:
             write_tree(skills_dir, r["tree"])
             skill_file = skills_dir / r["skill_file"]
             ok, frontmatter, desc = self.prompt_builder._parse_skill_file(skill_file)
-            entry = self.prompt_builder._build_snapshot_entry(skill_file, skills_dir, frontmatter, desc)
+            try:
+                entry = self.prompt_builder._build_snapshot_entry(
+                    skill_file, skills_dir, frontmatter, desc)
+            except TypeError:  # uncaught by build_skills_system_prompt: the prompt build fails
+                return {"crash": "TypeError"}
             return {"compatible": ok, "skill_name": entry["skill_name"],
                     "category": entry["category"], "frontmatter_name": entry["frontmatter_name"],
                     "description": entry["description"]}

@@ -28,7 +28,7 @@ from soulscan.hermes.skill_ignore import ignore_matcher
 from soulscan.hermes.skill_install import COMMUNITY, decisions_by_trust_level
 from soulscan.hermes.skill_structure import SkillScan, SkillScanAborted, scan_skill, walk_entries
 from soulscan.hermes.skills_guard import SKILL_FILE, GuardFinding, guard_rules, read_scannable_text
-from soulscan.hermes.skills_index import category_description, index_entry
+from soulscan.hermes.skills_index import SkillIndexCrash, category_description, index_entry
 from soulscan.models import (
     EFFECT_BLOCKS_FILE,
     EFFECT_NONE,
@@ -162,7 +162,11 @@ def _index_note(path: Path) -> str:
     skill_file = path / SKILL_FILE if path.is_dir() else path
     if skill_file.name != SKILL_FILE or not skill_file.is_file():
         return "index: no SKILL.md, so no index entry"
-    entry = index_entry(skill_file, skill_file.parent.parent)
+    try:
+        entry = index_entry(skill_file, skill_file.parent.parent)
+    except SkillIndexCrash:
+        return ("index: its 'platforms' value makes the runtime's skills index build raise, "
+                "so no system prompt can be built")
     note = f"index: {escape_bounded(entry.name, 120)}"
     if entry.description:
         note += f": {escape_bounded(entry.description, 80)}"

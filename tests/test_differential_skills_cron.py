@@ -40,7 +40,10 @@ from soulscan.hermes.cron_scan import (
     scan_cron_prompt,
     scan_cron_run,
 )
+from soulscan.hermes.skill_install import decisions_by_trust_level
+from soulscan.hermes.skill_structure import SkillScanAborted, scan_skill
 from soulscan.hermes.skills_guard import GuardFinding, scan_file
+from soulscan.hermes.skills_index import SkillIndexCrash, index_entry
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
@@ -82,6 +85,48 @@ def skills_cron_text(draw: st.DrawFn) -> str:
         vocabulary_text(max_tokens=6),
     )
     return "".join(draw(st.lists(atom, max_size=28)))
+
+
+TREE_NAMES = ("SKILL.md", "a.md", "B.PY", "c.exe", "d.png", "e.txt", "f", ".hidden.md",
+              "docs/x.md", "docs/SKILL.md", "sub/deep/y.sh", "notes.log", ".skillignore",
+              ".clawhubignore")
+IGNORE_LINES = ("docs/", "/docs", "*.md", "*.log", "sub", "/sub/deep/", "SKILL.md", "# c", "",
+                "e.*", "?.txt", "deep/", "/a.md")
+LINK_TARGETS = ("a.md", "docs", "../outside.md", "/etc/hostname", "missing.md", "../o")
+
+
+@st.composite
+def skill_tree(draw: st.DrawFn) -> dict[str, Any]:
+    tree: dict[str, Any] = {"outside.md": "sudo ls\n", "o/z.md": "rm -rf /\n"}
+    for name in draw(st.lists(st.sampled_from(TREE_NAMES), max_size=7, unique=True)):
+        path = f"s/{name}"
+        if name in (".skillignore", ".clawhubignore"):
+            tree[path] = "\n".join(draw(st.lists(st.sampled_from(IGNORE_LINES), max_size=4)))
+            continue
+        form = draw(st.sampled_from(("text", "text", "exec", "link")))
+        if form == "link" and not name.endswith("SKILL.md"):
+            tree[path] = {"$symlink": draw(st.sampled_from(LINK_TARGETS))}
+        elif form == "exec":
+            tree[path] = {"$exec": draw(skills_cron_text())}
+        else:
+            tree[path] = draw(skills_cron_text())
+    return tree
+
+
+FRONTMATTER_VALUES = ("x", "'q'", "\"dq\"", "", "null", "42", "[a, b]", "{k: v}", "false",
+                      "'  padded  '", "a: b", "[", "|\n  block text", ">\n  folded",
+                      "d" * 58, "e" * 61, "\"a\\nb\"", "\"\u200bx\"")
+
+
+@st.composite
+def skill_md(draw: st.DrawFn) -> str:
+    lines = []
+    for key in draw(st.lists(st.sampled_from(("name", "description", "platforms",
+                                              "environments", "other")), max_size=4)):
+        lines.append(f"{key}: {draw(st.sampled_from(FRONTMATTER_VALUES))}")
+    head = draw(st.sampled_from(("", "\ufeff", "\ufeff\ufeff", " ")))
+    fence = draw(st.sampled_from(("---\n", "---  \n", "--- \r\n", "")))
+    return head + "---\n" + "\n".join(lines) + "\n" + fence + draw(skills_cron_text())
 
 
 # ----------------------------------------------------------------------------- sides
@@ -177,3 +222,66 @@ def test_cron_scans_match_runtime(skills_cron_oracle: OracleClient,
 
     check()
     assert counts["cron strict + loose + run"] >= BATCH
+
+
+def test_skill_trees_match_runtime(skills_cron_oracle: OracleClient,
+                                   request: pytest.FixtureRequest,
+                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    counts: Tally = request.getfixturevalue("tally")
+
+    @hypothesis_settings(request, 4)
+    @given(st.lists(skill_tree(), min_size=BATCH // 2, max_size=BATCH // 2))
+    def check(trees: list[dict[str, Any]]) -> None:
+        wanted = skills_cron_oracle.values(
+            [{"op": "guard_tree", "skill": "s", "tree": t, "source": "community"} for t in trees])
+        for tree, want in zip(trees, wanted):
+            base = tmp_path_factory.mktemp("tree").resolve()
+            write_tree(base, tree)
+            try:
+                scan = scan_skill(base / "s")
+            except SkillScanAborted:
+                assert want == {"aborted": "RuntimeError"}
+                continue
+            findings = sorted(
+                ({**guard_value(f), "match": f.match.replace(str(base), "{BASE}")}
+                 for f in scan.findings),
+                key=lambda d: (d["file"], d["line"], d["pattern_id"], d["match"]))
+            decisions = {level: [d.allowed, d.reason] for level, d in
+                         decisions_by_trust_level(scan.verdict, len(scan.findings)).items()}
+            got = {"skill_name": scan.skill_name, "verdict": scan.verdict, "findings": findings,
+                   "decisions": decisions}
+            assert got == want, mismatch("skills guard scan_skill", repr(tree), got, want)
+        counts["skills guard (skill trees)"] += len(trees)
+
+    check()
+    assert counts["skills guard (skill trees)"] >= BATCH // 2
+
+
+def test_index_entries_match_runtime(skills_cron_oracle: OracleClient,
+                                     request: pytest.FixtureRequest,
+                                     tmp_path_factory: pytest.TempPathFactory) -> None:
+    counts: Tally = request.getfixturevalue("tally")
+
+    @hypothesis_settings(request, 6)
+    @given(st.lists(skill_md(), min_size=BATCH, max_size=BATCH))
+    def check(contents: list[str]) -> None:
+        rel = "cat/sub/skill/SKILL.md"
+        wanted = skills_cron_oracle.values(
+            [{"op": "index_entry", "tree": {rel: c}, "skill_file": rel} for c in contents])
+        for content, want in zip(contents, wanted):
+            skills_dir = tmp_path_factory.mktemp("index").resolve() / "skills"
+            write_tree(skills_dir, {rel: content})
+            try:
+                entry = index_entry(skills_dir / rel, skills_dir)
+            except SkillIndexCrash:
+                assert want == {"crash": "TypeError"}, mismatch("skills index", content, "crash", want)
+                continue
+            offered = entry.platform_ok and not entry.environments
+            got = {"compatible": offered, "skill_name": entry.skill_name,
+                   "category": entry.category, "frontmatter_name": entry.name,
+                   "description": entry.description if offered else ""}
+            assert got == want, mismatch("skills index entry", content, got, want)
+        counts["skills index entries"] += len(contents)
+
+    check()
+    assert counts["skills index entries"] >= BATCH

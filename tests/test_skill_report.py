@@ -79,6 +79,12 @@ def test_invisible_characters_are_never_printed_raw(tmp_path: Path) -> None:
     assert not any(ch in text for text in texts for ch in "\u202e\u200b\u2066")
 
 
+def test_a_platforms_value_that_crashes_the_index_is_reported(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"s/SKILL.md": "---\nname: s\nplatforms: 42\n---\nbody\n"})
+    detail = skill_report(tmp_path / "s").files[0].runtime.detail or ""
+    assert detail.endswith("skills index build raise, so no system prompt can be built")
+
+
 def test_symlink_loop_is_a_scan_error(tmp_path: Path) -> None:
     write_tree(tmp_path, {"s/SKILL.md": SKILL, "s/loop": {"$symlink": "loop"}})
     report = skill_report(tmp_path / "s", display="s")

@@ -32,6 +32,7 @@ from soulscan.hermes.skills_guard import (
     verdict_of,
 )
 from soulscan.hermes.skills_index import (
+    SkillIndexCrash,
     SkillIndexEntry,
     category_description,
     index_entry,
@@ -107,7 +108,11 @@ def test_install_case(case: dict[str, Any]) -> None:
 def test_index_entry_case(case: dict[str, Any], tmp_path: Path) -> None:
     skills_dir = tmp_path.resolve() / "skills"
     write_tree(skills_dir, case["input"]["tree"])
-    entry = index_entry(skills_dir / case["input"]["skill_file"], skills_dir)
+    try:
+        entry = index_entry(skills_dir / case["input"]["skill_file"], skills_dir)
+    except SkillIndexCrash:
+        assert case["expected"] == {"crash": "TypeError"}
+        return
     offered = entry.platform_ok and not entry.environments
     actual = {"compatible": offered, "skill_name": entry.skill_name, "category": entry.category,
               "frontmatter_name": entry.name, "description": entry.description if offered else ""}

@@ -17,6 +17,10 @@ Facts (hermes-agent 0.19.0, `agent/skill_utils.py`, `agent/prompt_builder.py`):
 * ``platforms`` hides a skill on other operating systems; ``environments`` naming only
   kanban/docker/s6 hides it unless one of those is active on the runtime's machine.
 * A category's DESCRIPTION.md ``description`` is shown uncut (stripped, then quotes).
+* A truthy ``platforms`` value that is neither a string nor iterable (``platforms: 42``,
+  ``true``, a date) makes the runtime's snapshot step raise ``TypeError``, which nothing
+  catches: building the skills index, and with it the system prompt, fails. soulscan
+  raises ``SkillIndexCrash`` for it.
 """
 
 from __future__ import annotations
@@ -48,6 +52,10 @@ KNOWN_ENVIRONMENTS = frozenset({"kanban", "docker", "s6"})
 # The runtime's own fence pattern (Python `re`, run with Python `re`).
 _CLOSING_FENCE = re.compile(r"\n---\s*\n")
 _LOADER: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+
+
+class SkillIndexCrash(Exception):
+    """The runtime's skills-index build raises on this SKILL.md (see the module notes)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +143,14 @@ def index_entry(skill_file: Path, skills_dir: Path) -> SkillIndexEntry:
         frontmatter = parse_frontmatter(decode_runtime_text(skill_file.read_bytes()))
     except (OSError, UnicodeDecodeError):
         frontmatter = {}
+    platforms = frontmatter.get("platforms") or []
+    if not isinstance(platforms, str):
+        try:
+            iter(platforms)
+        except TypeError as exc:
+            raise SkillIndexCrash(
+                f"{rel.as_posix()}: 'platforms' is a {type(platforms).__name__}; the runtime's "
+                "skills index build raises TypeError") from exc
     return SkillIndexEntry(
         rel.as_posix(), skill_name, category, str(frontmatter.get("name", skill_name)),
         shown_description(frontmatter.get("description", "")), platform_ok(frontmatter),
