@@ -71,4 +71,4 @@ def test_exact_form_used_when_text_has_a_guard_character() -> None:
     rule = runtime_pack().rule("prompt_injection")
     # Not a word character for Python 3.11's re, so it cannot be a filler word.
     text = f"ignore {sample} previous instructions"
-    assert rule_search(rule, text) is (re.search(rule.pattern, text, re.I) is not None)
+    assert rule_search(rule, text) is (re.search(rule.pattern, text, re.IGNORECASE) is not None)

@@ -39,7 +39,8 @@ def _atoms(nodes: Any) -> list[tuple[Any, Any]]:
 def _pack_flags(path: object) -> int:
     import yaml
 
-    header = yaml.safe_load(open(path, encoding="utf-8"))["pack"]  # type: ignore[call-overload]
+    with open(path, encoding="utf-8") as handle:  # type: ignore[call-overload]
+        header = yaml.safe_load(handle)["pack"]
     bits = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}
     return sum(bits[name] for name in header.get("flags", []))
 

@@ -25,9 +25,8 @@ import functools
 import re
 import sys
 from collections.abc import Iterable
-from re import _casefix  # type: ignore[attr-defined]
+from re import _casefix, _parser  # type: ignore[attr-defined]
 from re import _constants as C  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
 from soulscan.errors import RulePackError
@@ -39,7 +38,7 @@ _MAXREPEAT = C.MAXREPEAT
 @functools.cache
 def _lowercase_inverse() -> dict[int, tuple[int, ...]]:
     """Map each simple-lowercase target to the code points that lowercase to it."""
-    import _sre
+    import _sre  # type: ignore[import-not-found]
 
     inverse: dict[int, list[int]] = {}
     for cp in range(_MAXCODE + 1):

@@ -11,9 +11,8 @@ once. The runtime orders several invisible findings by Python set iteration
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import unicodedata
+from dataclasses import dataclass
 
 from soulscan.engine.matcher import PreparedText, rule_finditer, rule_search
 from soulscan.engine.rulepack import Rule, runtime_pack
@@ -90,8 +89,7 @@ def scan_context_content(text: str, filename: str) -> str:
     One leading U+FEFF is tolerated (removed, then the rest is scanned); any other
     BOM is an invisible character like the rest.
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     findings = scan_for_threats(text, "context")
     return blocked_placeholder(filename, findings) if findings else text
 
