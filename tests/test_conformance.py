@@ -19,7 +19,16 @@ import pytest
 from support.fixtures import oracle, oracle_runtime, require_shared  # noqa: F401 (fixtures)
 from support.replay import REPLAYED_AREAS, replay
 from support.runtimes import OracleRuntime, SoulscanRuntime, soulscan_entry
-from support.spec import Case, conformance_path, expect_equal, load_cases, materialise, read_back
+from support.spec import (
+    Case,
+    blob,
+    conformance_path,
+    expect_equal,
+    load_cases,
+    materialise,
+    read_back,
+    same_first_message,
+)
 
 PROJECT_CONTEXT_HEADER = (
     "# Project Context\n\nThe following project context files have been loaded and should be "
@@ -104,3 +113,140 @@ def _without_soul_section(prompt: str, soul: str, case: Case) -> str:
         return ""
     assert prompt.endswith("\n" + soul), f"{case.id}: seeded SOUL.md is not the last section"
     return prompt[: -len(soul) - 1]
+
+
+# --------------------------------------------------------------------------- harness self-checks
+# The shared file has no case exercising these conventions, so each is pinned here both ways.
+
+_UNORDERED = Case(
+    "self.unordered", "scan", "scan_for_threats", {}, {"invisible_order": "unordered"}
+)
+_PLAIN = Case("self.plain", "scan", "scan_for_threats", {}, {})
+_BLOCKED = "[BLOCKED: AGENTS.md contained potential prompt injection ({}). Content not loaded.]"
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "case", "equal"),
+    [
+        pytest.param(
+            {
+                "findings": [
+                    "invisible_unicode_U+2066",
+                    "invisible_unicode_U+200B",
+                    "prompt_injection",
+                ]
+            },
+            {
+                "findings": [
+                    "invisible_unicode_U+200B",
+                    "invisible_unicode_U+2066",
+                    "prompt_injection",
+                ]
+            },
+            _UNORDERED,
+            True,
+            id="invisible-set-in-leading-positions",
+        ),
+        pytest.param(
+            {"findings": ["invisible_unicode_U+2066", "invisible_unicode_U+200B"]},
+            {"findings": ["invisible_unicode_U+200B", "invisible_unicode_U+2066"]},
+            _PLAIN,
+            False,
+            id="invisible-order-matters-unless-marked",
+        ),
+        pytest.param(
+            {"findings": ["prompt_injection", "invisible_unicode_U+200B"]},
+            {"findings": ["invisible_unicode_U+200B", "prompt_injection"]},
+            _UNORDERED,
+            False,
+            id="pattern-ids-never-reordered",
+        ),
+        pytest.param(
+            {"output": _BLOCKED.format("invisible_unicode_U+202E, invisible_unicode_U+200D")},
+            {"output": _BLOCKED.format("invisible_unicode_U+200D, invisible_unicode_U+202E")},
+            _UNORDERED,
+            True,
+            id="placeholder-ids-unordered",
+        ),
+        pytest.param(
+            {"output": "x" * 3000},
+            {"output": blob("x" * 3000)},
+            _PLAIN,
+            True,
+            id="blob-equal",
+        ),
+        pytest.param(
+            {"output": "x" * 2999 + "y"},
+            {"output": blob("x" * 3000)},
+            _PLAIN,
+            False,
+            id="blob-differs-at-the-end",
+        ),
+        pytest.param(
+            {"results": ["\n\n[B]\nb\n\n[A]\na"]},
+            {"results": [{"order_may_vary": True, "blocks": ["[A]\na", "[B]\nb"]}]},
+            _PLAIN,
+            True,
+            id="hint-blocks-any-order",
+        ),
+        pytest.param(
+            {"results": ["\n\n[B]\nb"]},
+            {"results": [{"order_may_vary": True, "blocks": ["[A]\na", "[B]\nb"]}]},
+            _PLAIN,
+            False,
+            id="hint-block-missing",
+        ),
+        pytest.param(
+            {"backups": ["MEMORY.md.bak.1767312000"]},
+            {"backups": ["MEMORY.md.bak.{TS}"]},
+            _PLAIN,
+            True,
+            id="backup-timestamp",
+        ),
+    ],
+)
+def test_expect_equal_conventions(actual: Any, expected: Any, case: Case, equal: bool) -> None:
+    if equal:
+        expect_equal(actual, expected, case)
+    else:
+        with pytest.raises(AssertionError):
+            expect_equal(actual, expected, case)
+
+
+@pytest.mark.parametrize(
+    ("got", "want", "text", "equal"),
+    [
+        pytest.param("U+200B", "U+2066", "a\u200bb\u2066", True, id="any-present-char"),
+        pytest.param("U+200C", "U+2066", "a\u200bb\u2066", False, id="absent-char"),
+        pytest.param("U+200B", "U+200B", "a\u200b", True, id="same"),
+    ],
+)
+def test_first_message_names_any_invisible_char(
+    got: str, want: str, text: str, equal: bool
+) -> None:
+    message = "Blocked: content contains invisible unicode character {} (possible injection)."
+    assert same_first_message(message.format(got), message.format(want), text) is equal
+
+
+def test_text_specs_and_trees_materialise(tmp_path: Path) -> None:
+    spec = {"$concat": ["a", {"$repeat": ["bc", 3]}, "d"]}
+    ws = materialise(
+        {
+            "tree": {
+                "x/": None,
+                "x/y.md": spec,
+                "bad.md": {"$bytes_b64": "/w=="},
+                "../beside.md": "b",
+            },
+            "hermes_home": {"SOUL.md": "s"},
+            "config": {"context_file_max_chars": 60},
+        },
+        tmp_path,
+    )
+    assert read_back(ws.root / "x/y.md") == "abcbcbcd"
+    assert read_back(ws.root / "bad.md") == {"$bytes_b64": "/w=="}
+    assert read_back(ws.root / "x") == {"$dir": True}
+    assert read_back(ws.base / "beside.md") == "b"
+    assert read_back(ws.hermes_home / "config.yaml") == '{"context_file_max_chars": 60}'
+    assert ws.unfill(f"{ws.hermes_home}/SOUL.md in {ws.root}") == "{HERMES_HOME}/SOUL.md in {ROOT}"
+    assert ws.fill(["{HOME}/.ssh"]) == [f"{ws.home}/.ssh"]

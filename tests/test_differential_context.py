@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.differential import (
+    FileValue,
     Tally,
     budget,
     corpus_sample,
@@ -51,7 +52,7 @@ LABELS = ("AGENTS.md", "SOUL.md", ".hermes.md", "CLAUDE.md", ".cursorrules", "x.
 
 
 def two_sides(
-    base: Path, project: dict[str, bytes | None], home: dict[str, bytes | None]
+    base: Path, project: dict[str, FileValue], home: dict[str, FileValue]
 ) -> tuple[Workspace, Workspace]:
     """The same input laid out for soulscan (``s``) and for the runtime (``o``)."""
     sides = []
@@ -143,7 +144,7 @@ def test_cap_resolution_like_the_runtime(
 ) -> None:
     """Every config.yaml value (absent, malformed, odd types) x every context length."""
     for index, config in enumerate([*CONFIG_VALUES, "absent", "malformed"]):
-        home: dict[str, bytes | None] = {}
+        home: dict[str, FileValue] = {}
         if config != "absent":
             home["config.yaml"] = config_yaml(config)
         mine, theirs = two_sides(tmp_path / str(index), {}, home)
@@ -166,6 +167,7 @@ def test_cap_resolution_like_the_runtime(
 def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> None:  # noqa: F811
     mine, theirs = two_sides(base, tree.project, tree.home)
     seeded_before = bool(soulscan_entry("soul_md_would_be_seeded")(mine.hermes_home))
+    home_before = sorted(p.name for p in mine.hermes_home.iterdir())
     args = {"skip_soul": tree.skip_soul, "context_length": tree.context_length}
     got = mine.unfill(
         SOULSCAN.build_context_files_prompt(
@@ -202,8 +204,8 @@ def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> 
                 without_seeded_soul(want[0], seeded_section),
                 [w for w in want[1] if w not in seeded_warnings],
             )
-        home_after = {p.name for p in mine.hermes_home.iterdir()}
-        assert home_after <= set(tree.home), f"soulscan wrote into the home: {home_after}"
+        home_after = sorted(p.name for p in mine.hermes_home.iterdir())
+        assert home_after == home_before, f"soulscan wrote into the home: {home_after}"
     got, want = sort_invisible_runs(list(got)), sort_invisible_runs(list(want))
     got_soul, want_soul = sort_invisible_runs(list(got_soul)), sort_invisible_runs(list(want_soul))
     assert tuple(got) == tuple(want), mismatch(
@@ -244,7 +246,7 @@ def test_subdirectory_hints_like_the_runtime(
 ) -> None:
     @hypothesis_settings(request, examples=60)
     @given(hint_input())
-    def check(case: tuple[dict[str, bytes | None], list[dict[str, Any]]]) -> None:
+    def check(case: tuple[dict[str, FileValue], list[dict[str, Any]]]) -> None:
         tree, calls = case
         with tempfile.TemporaryDirectory() as tmp:
             mine, theirs = two_sides(Path(tmp), tree, {})

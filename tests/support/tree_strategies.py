@@ -13,6 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from support.differential import FileValue, Link
 from support.strategies import padding, vocabulary_text
 
 PROJECT_NAMES = (".hermes.md", "HERMES.md", "AGENTS.md", "agents.md", "CLAUDE.md", "claude.md",
@@ -29,16 +30,21 @@ CONTEXT_LENGTHS: tuple[Any, ...] = (None, 0, -5, 8000, 100000, 128000, 200000, 2
 class TreeInput:
     """Files of the project (under ROOT) and of the Hermes home; ``None`` is a directory."""
 
-    project: dict[str, bytes | None]
-    home: dict[str, bytes | None]
+    project: dict[str, FileValue]
+    home: dict[str, FileValue]
     cwd: str
     skip_soul: bool
     context_length: Any
 
     def describe(self) -> str:
-        def show(files: dict[str, bytes | None]) -> dict[str, Any]:
-            return {k: None if v is None else (v[:160] + b"..." if len(v) > 160 else v).decode(
-                "utf-8", "backslashreplace") + f" <{len(v)} bytes>" for k, v in files.items()}  # fmt: skip
+        def show_one(v: FileValue) -> Any:
+            if v is None or isinstance(v, Link):
+                return v if v is None else f"<symlink: {v.kind}>"
+            shown = (v[:160] + b"..." if len(v) > 160 else v).decode("utf-8", "backslashreplace")
+            return f"{shown} <{len(v)} bytes>"
+
+        def show(files: dict[str, FileValue]) -> dict[str, Any]:
+            return {k: show_one(v) for k, v in files.items()}
 
         return json.dumps(
             {"project": show(self.project), "home": show(self.home), "cwd": self.cwd,
@@ -75,11 +81,13 @@ def file_text(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def file_bytes(draw: st.DrawFn) -> bytes | None:
-    """A file's bytes, or ``None`` for a directory standing where the file would be."""
-    kind = draw(st.integers(0, 19))
+def file_bytes(draw: st.DrawFn) -> FileValue:
+    """A file's bytes, ``None`` for a directory standing where the file would be, or a link."""
+    kind = draw(st.integers(0, 23))
     if kind == 0:
         return None
+    if kind >= 20:
+        return Link(draw(st.sampled_from(("dangling", "loop", "dir", "file"))))
     if kind == 1:
         return draw(
             st.sampled_from((b"caf\xe9 latin-1\n", b"\xff\xfe", b"ok\x80", b"\xed\xa0\x80x"))
@@ -98,7 +106,7 @@ def config_yaml(value: Any) -> bytes:
 
 @st.composite
 def tree_input(draw: st.DrawFn) -> TreeInput:
-    project: dict[str, bytes | None] = {}
+    project: dict[str, FileValue] = {}
     in_sub = draw(st.booleans())
     for name in draw(st.lists(st.sampled_from(PROJECT_NAMES), max_size=3, unique=True)):
         project[("sub/" if in_sub and draw(st.booleans()) else "") + name] = draw(file_bytes())
@@ -110,7 +118,7 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
     if in_sub:
         project.setdefault("sub/keep.txt", b"x")
 
-    home: dict[str, bytes | None] = {}
+    home: dict[str, FileValue] = {}
     soul = draw(st.integers(0, 5))
     if soul:
         home["SOUL.md"] = draw(file_bytes())
@@ -120,17 +128,17 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
     return TreeInput(
         project=project,
         home=home,
-        cwd="sub" if in_sub else "",
+        cwd=draw(st.sampled_from(("sub", "sub", "sub/missing", "sub/keep.txt"))) if in_sub else "",
         skip_soul=draw(st.booleans()),
         context_length=draw(st.sampled_from(CONTEXT_LENGTHS)),
     )
 
 
 @st.composite
-def hint_input(draw: st.DrawFn) -> tuple[dict[str, bytes | None], list[dict[str, Any]]]:
+def hint_input(draw: st.DrawFn) -> tuple[dict[str, FileValue], list[dict[str, Any]]]:
     """A tree with hint files in nested directories and the tool calls that reach them."""
     dirs = ("pkg", "pkg/sub", "pkg/sub/deep", "a.b", "other", "pkg/sub/deep/x/y/z/w")
-    tree: dict[str, bytes | None] = {"AGENTS.md": b"root rules"}
+    tree: dict[str, FileValue] = {"AGENTS.md": b"root rules"}
     for directory in draw(st.lists(st.sampled_from(dirs), min_size=1, max_size=4, unique=True)):
         for name in draw(
             st.lists(st.sampled_from(HINT_NAMES), min_size=1, max_size=2, unique=True)
