@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from soulscan.engine.matcher import rule_finditer
 from soulscan.engine.rulepack import Rule, builtin_packs
@@ -23,7 +23,7 @@ from soulscan.hermes.memory_format import ENTRY_DELIMITER
 from soulscan.hermes.scanner import MAX_SCAN_CHARS
 
 if TYPE_CHECKING:
-    RuntimeDocument = Any  # soulscan.hermes.documents.RuntimeDocument, optional
+    from soulscan.hermes.documents import RuntimeDocument
 
 MAX_DECODE_DEPTH = 2
 KINDS = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user", "skill", "payload")
@@ -82,7 +82,24 @@ def _memory_tails(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _runtime_matches(rule: Rule, text: str, kind: str) -> list[HardenedMatch]:
+def _unscanned_visible(runtime: RuntimeDocument) -> list[tuple[int, int]]:
+    """File ranges the runtime loads into the prompt without having scanned them."""
+    spans = []
+    for region in runtime.regions:
+        scanned = region.scanned
+        for span in region.visible:
+            pieces = [(span.start, span.end)]
+            if scanned is not None:
+                pieces = [(a, b) for a, b in ((span.start, min(span.end, scanned.start)),
+                                              (max(span.start, scanned.end), span.end)) if b > a]
+            spans.extend(pieces)
+    return spans
+
+
+def _runtime_matches(rule: Rule, text: str, kind: str, runtime: RuntimeDocument | None) -> list[HardenedMatch]:
+    if rule.view == "beyond-scan-window" and runtime is not None and runtime.text == text:
+        return [HardenedMatch(rule, a, b, detail=f"{b - a} chars loaded unscanned")
+                for a, b in _unscanned_visible(runtime) if text[a:b].strip()]
     if rule.view == "beyond-scan-window":
         if kind in ("memory", "user"):
             return [HardenedMatch(rule, a, b, detail="memory entry past its scan window") for a, b in _memory_tails(text)]
@@ -101,10 +118,11 @@ def _runtime_matches(rule: Rule, text: str, kind: str) -> list[HardenedMatch]:
 
 
 class _Analysis:
-    def __init__(self, text: str, kind: str, depth: int) -> None:
+    def __init__(self, text: str, kind: str, depth: int, runtime: RuntimeDocument | None = None) -> None:
         self.text = text
         self.kind = kind
         self.depth = depth
+        self.runtime = runtime
         self.views = Views(text)
         self.issues = analyse_unicode(text)
         self.blobs = decode_blobs(text) if depth < MAX_DECODE_DEPTH else []
@@ -132,7 +150,7 @@ class _Analysis:
                 for b in self.blobs
                 if _labelled(rule, b.label)
             ]
-        return _runtime_matches(rule, self.text, self.kind)
+        return _runtime_matches(rule, self.text, self.kind, self.runtime)
 
     def run(self) -> list[HardenedMatch]:
         matches: list[HardenedMatch] = []
@@ -203,11 +221,11 @@ def _dedupe(matches: list[HardenedMatch]) -> list[HardenedMatch]:
 def analyze(text: str, *, kind: str, runtime: RuntimeDocument | None = None) -> list[HardenedMatch]:
     """Every hardened finding for `text` read as a file of `kind`, sorted by position.
 
-    `runtime` (the runtime model of the file) is accepted for the scan pipeline; the
-    runtime-aware rules derive what they need (scan window, hint cut, frontmatter, memory
-    entries) from the text and kind, so None gives the same findings.
+    `runtime` (soulscan.hermes.documents.RuntimeDocument of the same text) makes SS701 exact:
+    it then reports the ranges the runtime loads without scanning them. Without it SS701
+    assumes the worst case (a large context window loads everything past the scan window).
     """
     if kind not in KINDS:
         raise ValueError(f"unknown file kind {kind!r} (known: {', '.join(KINDS)})")
-    matches = _Analysis(text, kind, 0).run()
+    matches = _Analysis(text, kind, 0, runtime).run()
     return _dedupe(_mark_unscanned(_demote_quoted(text, matches), kind))
