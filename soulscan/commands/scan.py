@@ -24,6 +24,7 @@ from soulscan.pipeline import PROFILES, ScanOptions, run_scan
 from soulscan.policy import apply_policy
 from soulscan.report import FORMATS, RenderOptions, render
 from soulscan.report.escape import escape_text
+from soulscan.shadowing import shadowing_notes
 
 FAIL_ON_BLOCK = "block"
 FAIL_ON_NEVER = "never"
@@ -157,7 +158,7 @@ def command(
                                                        quiet=quiet))
     click.echo(output, nl=False)
     if not quiet:
-        for note in (*discovery.notes, *outcome.notes()):
+        for note in (*discovery.notes, *shadowing_notes(report.files), *outcome.notes()):
             click.echo(f"soulscan: note: {note}", err=True)
     for error in report.errors:
         click.echo(f"soulscan: error: {escape_text(error.path)}: {escape_text(error.message)}",
