@@ -137,9 +137,10 @@ def _explore(strategy: object, examples: int, rng_seed: int, record: Callable[[s
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as fix_seed
 
+    # +1: hypothesis opens with the simplest example, the unmutated seed, not a variant.
     @fix_seed(rng_seed)
     @settings(
-        max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
+        max_examples=examples + 1, database=None, deadline=None, phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
     @given(strategy)  # type: ignore[arg-type]
