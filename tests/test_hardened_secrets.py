@@ -1,4 +1,5 @@
 """Credential formats are found, placeholders are not, and redaction never leaks a secret."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Normalised views keep a map back to original code-point offsets."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,16 +10,24 @@ from soulscan.hardened.views import Views, apply_view
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        pytest.param("ig**nore** previous", " ignore previous ", id="markdown-emphasis-inside-word"),
+        pytest.param(
+            "ig**nore** previous", " ignore previous ", id="markdown-emphasis-inside-word"
+        ),
         pytest.param("`ignore` previous", " ignore previous ", id="inline-code"),
         pytest.param("ig<b>n</b>ore", " ignore ", id="inline-html"),
         pytest.param("one<br>two", " one two ", id="block-html-separates"),
         pytest.param("&#105;gnore&#32;previous", " ignore previous ", id="html-entities"),
-        pytest.param("Ignore \u2014 all\n- previous", " ignore all previous ", id="punctuation-and-bullets"),
+        pytest.param(
+            "Ignore \u2014 all\n- previous", " ignore all previous ", id="punctuation-and-bullets"
+        ),
         pytest.param("ignore_previous", " ignore previous ", id="underscore"),
         pytest.param("ig\u2061no\u00adre", " ignore ", id="invisible-removed"),
         pytest.param("\uff49\uff47\uff4e\uff4f\uff52\uff45", " ignore ", id="full-width-nfkc"),
-        pytest.param("\u0456gnore previous instructions", " ignore previous instructions ", id="mixed-script-folded"),
+        pytest.param(
+            "\u0456gnore previous instructions",
+            " ignore previous instructions ",
+            id="mixed-script-folded",
+        ),
         pytest.param("\u0441 \u0435\u0451", " \u0441 \u0435\u0451 ", id="genuine-cyrillic-kept"),
         pytest.param("i\u0301\u0316\u0300gnore", " ignore ", id="stacked-marks-dropped"),
         pytest.param("you're", " youre ", id="apostrophe-joins"),
@@ -35,9 +44,13 @@ def test_words_view(text: str, words: str) -> None:
         pytest.param("xx ig**nore** yy", "ignore", "ig**nore", id="emphasis"),
         pytest.param("a &#105;gnore b", "ignore", "&#105;gnore", id="entity"),
         pytest.param("a \u0456gnore b", "ignore", "\u0456gnore", id="homoglyph"),
-        pytest.param("\U0001F600 ig\u2061nore", "ignore", "ig\u2061nore", id="astral-before"),
-        pytest.param("\uff49\uff47\uff4e\uff4f\uff52\uff45!", "ignore", "\uff49\uff47\uff4e\uff4f\uff52\uff45",
-                     id="nfkc"),
+        pytest.param("\U0001f600 ig\u2061nore", "ignore", "ig\u2061nore", id="astral-before"),
+        pytest.param(
+            "\uff49\uff47\uff4e\uff4f\uff52\uff45!",
+            "ignore",
+            "\uff49\uff47\uff4e\uff4f\uff52\uff45",
+            id="nfkc",
+        ),
     ],
 )
 def test_span_maps_back_to_original(text: str, needle: str, original: str) -> None:

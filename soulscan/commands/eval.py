@@ -4,6 +4,7 @@ Prints recall on `injection` items and the false-positive rate on `benign` items
 and per category, with the Hermes 0.19.0 runtime's own figure on the same items beside it.
 Exit code 0 (a measurement, not a verdict).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,12 @@ def _text_table(rows: list[Row], profile: str) -> str:
             line += f"{_pct(row.hardened, row.total):>9} {_pct(row.runtime, row.total):>9}"
         lines.append(line)
     lines.append("")
-    lines.append("recall = share of injection items flagged; fp_rate = share of benign items flagged;")
-    lines.append("hardened flags = any hardened finding of severity medium or above; runtime = Hermes 0.19.0 blocks.")
+    lines.append(
+        "recall = share of injection items flagged; fp_rate = share of benign items flagged;"
+    )
+    lines.append(
+        "hardened flags = any hardened finding of severity medium or above; runtime = Hermes 0.19.0 blocks."
+    )
     return "\n".join(lines)
 
 
@@ -41,18 +46,34 @@ def _json(rows: list[Row], verdicts: list[Verdict], profile: str, show_items: bo
         "profile": profile,
         "rows": [
             {
-                "corpus": r.corpus, "category": r.category, "label": r.label, "metric": r.metric,
-                "items": r.total, "runtime": r.runtime, "runtime_rate": r.runtime / r.total if r.total else None,
-                **({} if profile == "runtime" else {
-                    "hardened": r.hardened, "hardened_rate": r.hardened / r.total if r.total else None,
-                }),
+                "corpus": r.corpus,
+                "category": r.category,
+                "label": r.label,
+                "metric": r.metric,
+                "items": r.total,
+                "runtime": r.runtime,
+                "runtime_rate": r.runtime / r.total if r.total else None,
+                **(
+                    {}
+                    if profile == "runtime"
+                    else {
+                        "hardened": r.hardened,
+                        "hardened_rate": r.hardened / r.total if r.total else None,
+                    }
+                ),
             }
             for r in rows
         ],
     }
     if show_items:
         data["items"] = [
-            {"id": v.item.id, "label": v.item.label, "hardened": v.hardened, "runtime": v.runtime, "rules": list(v.rule_ids)}
+            {
+                "id": v.item.id,
+                "label": v.item.label,
+                "hardened": v.hardened,
+                "runtime": v.runtime,
+                "rules": list(v.rule_ids),
+            }
             for v in verdicts
         ]
     return json.dumps(data, indent=2, ensure_ascii=True)
@@ -60,13 +81,27 @@ def _json(rows: list[Row], verdicts: list[Verdict], profile: str, show_items: bo
 
 @click.command("eval")
 @click.argument("corpora", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--profile", type=click.Choice(["hardened", "runtime"]), default="hardened", show_default=True,
-              help="hardened: hardened findings beside the runtime's; runtime: the runtime's verdict only.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--items", "show_items", is_flag=True, help="With --format json: add every item's verdict and rule ids.")
+@click.option(
+    "--profile",
+    type=click.Choice(["hardened", "runtime"]),
+    default="hardened",
+    show_default=True,
+    help="hardened: hardened findings beside the runtime's; runtime: the runtime's verdict only.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--items",
+    "show_items",
+    is_flag=True,
+    help="With --format json: add every item's verdict and rule ids.",
+)
 def command(corpora: tuple[Path, ...], profile: str, fmt: str, show_items: bool) -> int:
     """Score CORPORA (JSONL: id, text, label injection|benign, kind, category)."""
     items = [item for path in corpora for item in read_items(path)]
     rows, verdicts = score(items, profile)
-    click.echo(_json(rows, verdicts, profile, show_items) if fmt == "json" else _text_table(rows, profile))
+    click.echo(
+        _json(rows, verdicts, profile, show_items) if fmt == "json" else _text_table(rows, profile)
+    )
     return 0

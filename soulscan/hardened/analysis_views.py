@@ -6,6 +6,7 @@ view of a text with a smuggled tag run is `tag-smuggling`, so rule SS401's patte
 the original span; these functions only render the labels, for rule examples and for
 `soulscan.engine.views.view_text`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -4,6 +4,7 @@ Smuggled and encoded payloads (tag characters, variation selectors, hidden bit r
 hex, ...) are decoded and the decoded text is scanned again by every rule; a hit there is
 reported on the span of the encoded run, with the decoded text attached.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,7 +27,18 @@ if TYPE_CHECKING:
     from soulscan.hermes.documents import RuntimeDocument
 
 MAX_DECODE_DEPTH = 2
-KINDS = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user", "skill", "payload")
+KINDS = (
+    "soul",
+    "hermes",
+    "agents",
+    "claude",
+    "cursorrules",
+    "mdc",
+    "memory",
+    "user",
+    "skill",
+    "payload",
+)
 
 
 @dataclass(frozen=True)
@@ -48,7 +60,9 @@ class _Payload:
 
 @functools.cache
 def hardened_rules() -> tuple[Rule, ...]:
-    return tuple(rule for pack in builtin_packs() if pack.origin == "hardened" for rule in pack.rules)
+    return tuple(
+        rule for pack in builtin_packs() if pack.origin == "hardened" for rule in pack.rules
+    )
 
 
 def _applies(rule: Rule, kind: str) -> bool:
@@ -90,25 +104,53 @@ def _unscanned_visible(runtime: RuntimeDocument) -> list[tuple[int, int]]:
         for span in region.visible:
             pieces = [(span.start, span.end)]
             if scanned is not None:
-                pieces = [(a, b) for a, b in ((span.start, min(span.end, scanned.start)),
-                                              (max(span.start, scanned.end), span.end)) if b > a]
+                pieces = [
+                    (a, b)
+                    for a, b in (
+                        (span.start, min(span.end, scanned.start)),
+                        (max(span.start, scanned.end), span.end),
+                    )
+                    if b > a
+                ]
             spans.extend(pieces)
     return spans
 
 
-def _runtime_matches(rule: Rule, text: str, kind: str, runtime: RuntimeDocument | None) -> list[HardenedMatch]:
+def _runtime_matches(
+    rule: Rule, text: str, kind: str, runtime: RuntimeDocument | None
+) -> list[HardenedMatch]:
     if rule.view == "beyond-scan-window" and runtime is not None and runtime.text == text:
-        return [HardenedMatch(rule, a, b, detail=f"{b - a} chars loaded unscanned")
-                for a, b in _unscanned_visible(runtime) if text[a:b].strip()]
+        return [
+            HardenedMatch(rule, a, b, detail=f"{b - a} chars loaded unscanned")
+            for a, b in _unscanned_visible(runtime)
+            if text[a:b].strip()
+        ]
     if rule.view == "beyond-scan-window":
         if kind in ("memory", "user"):
-            return [HardenedMatch(rule, a, b, detail="memory entry past its scan window") for a, b in _memory_tails(text)]
+            return [
+                HardenedMatch(rule, a, b, detail="memory entry past its scan window")
+                for a, b in _memory_tails(text)
+            ]
         if len(text) > MAX_SCAN_CHARS and text[MAX_SCAN_CHARS:].strip():
-            return [HardenedMatch(rule, MAX_SCAN_CHARS, len(text), detail=f"{len(text) - MAX_SCAN_CHARS} chars unscanned")]
+            return [
+                HardenedMatch(
+                    rule,
+                    MAX_SCAN_CHARS,
+                    len(text),
+                    detail=f"{len(text) - MAX_SCAN_CHARS} chars unscanned",
+                )
+            ]
         return []
     if rule.view == "beyond-hint-cut":
         if len(text) > HINT_MAX_CHARS and text[HINT_MAX_CHARS:].strip():
-            return [HardenedMatch(rule, HINT_MAX_CHARS, len(text), detail=f"{len(text) - HINT_MAX_CHARS} chars dropped")]
+            return [
+                HardenedMatch(
+                    rule,
+                    HINT_MAX_CHARS,
+                    len(text),
+                    detail=f"{len(text) - HINT_MAX_CHARS} chars dropped",
+                )
+            ]
         return []
     if rule.view == "frontmatter":
         span = frontmatter_span(text)
@@ -118,7 +160,9 @@ def _runtime_matches(rule: Rule, text: str, kind: str, runtime: RuntimeDocument 
 
 
 class _Analysis:
-    def __init__(self, text: str, kind: str, depth: int, runtime: RuntimeDocument | None = None) -> None:
+    def __init__(
+        self, text: str, kind: str, depth: int, runtime: RuntimeDocument | None = None
+    ) -> None:
         self.text = text
         self.kind = kind
         self.depth = depth
@@ -143,7 +187,11 @@ class _Analysis:
                 if _labelled(rule, i.kind)
             ]
         if rule.view == "secrets":
-            return [HardenedMatch(rule, h.start, h.end, detail=h.name) for h in self.secrets if _labelled(rule, h.name)]
+            return [
+                HardenedMatch(rule, h.start, h.end, detail=h.name)
+                for h in self.secrets
+                if _labelled(rule, h.name)
+            ]
         if rule.view == "encoded":
             return [
                 HardenedMatch(rule, b.start, b.end, decoded=b.text, detail=b.encoding)
@@ -164,8 +212,13 @@ class _Analysis:
                     if match.rule.view in ("encoded", "unicode"):
                         continue
                     matches.append(
-                        HardenedMatch(match.rule, payload.start, payload.end, decoded=payload.text,
-                                      detail=f"inside decoded {payload.how} payload")
+                        HardenedMatch(
+                            match.rule,
+                            payload.start,
+                            payload.end,
+                            decoded=payload.text,
+                            detail=f"inside decoded {payload.how} payload",
+                        )
                     )
         return matches
 
@@ -187,8 +240,13 @@ def _demote_quoted(text: str, matches: list[HardenedMatch]) -> list[HardenedMatc
     result = []
     for match in matches:
         if match in candidates and regions.contains(match.start, match.end):
-            match = HardenedMatch(quoted_rule, match.start, match.end, None,
-                                  f"{match.rule.id} {match.rule.name}, quoted as an example")
+            match = HardenedMatch(
+                quoted_rule,
+                match.start,
+                match.end,
+                None,
+                f"{match.rule.id} {match.rule.name}, quoted as an example",
+            )
         result.append(match)
     return result
 

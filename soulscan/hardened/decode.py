@@ -3,6 +3,7 @@
 A decoded blob is only kept when it reads as text (printable, mostly letters and spaces), so
 image data, hashes and UUIDs never become findings. What is kept is rescanned by every rule.
 """
+
 from __future__ import annotations
 
 import base64
@@ -46,27 +47,124 @@ def _printable(text: str) -> bool:
 _BASE64 = regex.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{8,65536}={0,2}(?![A-Za-z0-9+/=_-])")
 _BASE32 = regex.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{8,65536}={0,6}(?![A-Za-z0-9=])")
 _HEX = regex.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){5,32768}(?![0-9A-Za-z])")
-_PERCENT = regex.compile(r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+-]){0,64}(?:%[0-9A-Fa-f]{2}[^\s%]{0,16}){3,8192}")
+_PERCENT = regex.compile(
+    r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+-]){0,64}(?:%[0-9A-Fa-f]{2}[^\s%]{0,16}){3,8192}"
+)
 _ESCAPES = regex.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}){4,16384}")
 _MORSE = regex.compile(r"(?<![\w.-])(?:[.-]{1,7}(?: / | {1,3}|/)){3,4096}[.-]{1,7}(?![\w.-])")
-_NATO_WORDS = (
-    "alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett juliet kilo lima mike november "
-    "oscar papa quebec romeo sierra tango uniform victor whiskey xray x-ray yankee zulu"
-).split()
-_NATO = regex.compile(r"\b(?:(?:" + "|".join(_NATO_WORDS) + r")\b[ ,]{1,3}){4,4096}(?:" + "|".join(_NATO_WORDS) + r")\b", regex.IGNORECASE)
+_NATO_WORDS = [
+    "alfa",
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliett",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "x-ray",
+    "yankee",
+    "zulu",
+]
+_NATO = regex.compile(
+    r"\b(?:(?:"
+    + "|".join(_NATO_WORDS)
+    + r")\b[ ,]{1,3}){4,4096}(?:"
+    + "|".join(_NATO_WORDS)
+    + r")\b",
+    regex.IGNORECASE,
+)
 _BRAILLE = regex.compile(r"[\u2800-\u283F]*\u2820[\u2801-\u283F][\u2800-\u283F ]{1,4096}")
 _UU = regex.compile(r"(?m)^[\x21-\x60][\x20-\x60]{3,60}$")
 _MORSE_TABLE = {
-    ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h",
-    "..": "i", ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p",
-    "--.-": "q", ".-.": "r", "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x",
-    "-.--": "y", "--..": "z", "-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4",
-    ".....": "5", "-....": "6", "--...": "7", "---..": "8", "----.": "9",
+    ".-": "a",
+    "-...": "b",
+    "-.-.": "c",
+    "-..": "d",
+    ".": "e",
+    "..-.": "f",
+    "--.": "g",
+    "....": "h",
+    "..": "i",
+    ".---": "j",
+    "-.-": "k",
+    ".-..": "l",
+    "--": "m",
+    "-.": "n",
+    "---": "o",
+    ".--.": "p",
+    "--.-": "q",
+    ".-.": "r",
+    "...": "s",
+    "-": "t",
+    "..-": "u",
+    "...-": "v",
+    ".--": "w",
+    "-..-": "x",
+    "-.--": "y",
+    "--..": "z",
+    "-----": "0",
+    ".----": "1",
+    "..---": "2",
+    "...--": "3",
+    "....-": "4",
+    ".....": "5",
+    "-....": "6",
+    "--...": "7",
+    "---..": "8",
+    "----.": "9",
 }
 # Grade-1 braille: dot patterns of a-z (U+2800 + dot bits).
-_BRAILLE_LETTERS = dict(zip((0x01, 0x03, 0x09, 0x19, 0x11, 0x0B, 0x1B, 0x13, 0x0A, 0x1A, 0x05, 0x07, 0x0D,
-                             0x1D, 0x15, 0x0F, 0x1F, 0x17, 0x0E, 0x1E, 0x25, 0x27, 0x3A, 0x2D, 0x3D, 0x35),
-                            "abcdefghijklmnopqrstuvwxyz"))
+_BRAILLE_LETTERS = dict(
+    zip(
+        (
+            0x01,
+            0x03,
+            0x09,
+            0x19,
+            0x11,
+            0x0B,
+            0x1B,
+            0x13,
+            0x0A,
+            0x1A,
+            0x05,
+            0x07,
+            0x0D,
+            0x1D,
+            0x15,
+            0x0F,
+            0x1F,
+            0x17,
+            0x0E,
+            0x1E,
+            0x25,
+            0x27,
+            0x3A,
+            0x2D,
+            0x3D,
+            0x35,
+        ),
+        "abcdefghijklmnopqrstuvwxyz",
+    )
+)
 
 
 def _morse(blob: str) -> str | None:

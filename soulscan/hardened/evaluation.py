@@ -5,6 +5,7 @@ or above, and by the runtime profile when Hermes 0.19.0 would block it (context 
 finding at `context` scope, a single leading BOM tolerated; memory files: any entry blocked at
 `strict` scope). Rates are reported per corpus and per category, side by side.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,11 +25,27 @@ FLAG_SEVERITY = Severity.MEDIUM
 LABELS = ("injection", "benign")
 # Corpus `kind` values (../shared/corpora README) -> the analyser's file kinds.
 KIND_MAP = {
-    "cursorrules": "cursorrules", "cursor_mdc": "mdc", "soul_md": "soul", "agents_md": "agents",
-    "memory_md": "memory", "heartbeat_md": "agents", "tools_md": "agents", "style_md": "agents",
-    "identity_md": "agents", "skill_md": "skill", "skill_asset": "skill", "payload": "payload",
-    "source_code": "payload", "soul": "soul", "hermes": "hermes", "agents": "agents",
-    "claude": "claude", "mdc": "mdc", "memory": "memory", "user": "user", "skill": "skill",
+    "cursorrules": "cursorrules",
+    "cursor_mdc": "mdc",
+    "soul_md": "soul",
+    "agents_md": "agents",
+    "memory_md": "memory",
+    "heartbeat_md": "agents",
+    "tools_md": "agents",
+    "style_md": "agents",
+    "identity_md": "agents",
+    "skill_md": "skill",
+    "skill_asset": "skill",
+    "payload": "payload",
+    "source_code": "payload",
+    "soul": "soul",
+    "hermes": "hermes",
+    "agents": "agents",
+    "claude": "claude",
+    "mdc": "mdc",
+    "memory": "memory",
+    "user": "user",
+    "skill": "skill",
 }
 _CORPUS_FROM_ID = regex.compile(r"^(.+)-[0-9]+$")
 
@@ -76,9 +93,13 @@ def read_items(path: Path) -> Iterator[Item]:
             raw = json.loads(line)
             label, text = raw["label"], raw["text"]
         except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not a corpus item (need id, text, label): {exc}") from exc
+            raise InputError(
+                f"{path}:{number}: not a corpus item (need id, text, label): {exc}"
+            ) from exc
         if label not in LABELS or not isinstance(text, str):
-            raise InputError(f"{path}:{number}: label must be one of {', '.join(LABELS)} and text a string")
+            raise InputError(
+                f"{path}:{number}: label must be one of {', '.join(LABELS)} and text a string"
+            )
         item_id = str(raw.get("id", f"{path.stem}-{number}"))
         match = _CORPUS_FROM_ID.match(item_id)
         corpus = match.group(1) if match else path.parent.name or path.stem
@@ -91,8 +112,7 @@ def runtime_blocks(text: str, kind: str) -> bool:
     if kind in ("memory", "user"):
         return any(scan_for_threats(entry, "strict") for entry in parse_entries(text))
     stripped = text.strip()
-    if stripped.startswith("\ufeff"):
-        stripped = stripped[1:]
+    stripped = stripped.removeprefix("\ufeff")
     return bool(scan_for_threats(stripped, "context"))
 
 
@@ -100,7 +120,9 @@ def judge(item: Item, profile: str) -> Verdict:
     runtime = runtime_blocks(item.text, item.kind)
     if profile == "runtime":
         return Verdict(item, False, runtime, ())
-    flagged = [m.rule.id for m in analyze(item.text, kind=item.kind) if m.rule.severity >= FLAG_SEVERITY]
+    flagged = [
+        m.rule.id for m in analyze(item.text, kind=item.kind) if m.rule.severity >= FLAG_SEVERITY
+    ]
     return Verdict(item, bool(flagged), runtime, tuple(sorted(set(flagged))))
 
 

@@ -1,4 +1,5 @@
 """The YAML frontmatter block that Hermes 0.19.0 drops from `.hermes.md` before scanning."""
+
 from __future__ import annotations
 
 from soulscan.hermes.frontmatter import BOM, frontmatter_body_start

@@ -5,6 +5,7 @@ Documentation that explains prompt injection quotes the trigger phrases; the inj
 as an example") instead of as an instruction. A phrase that only starts or ends inside a
 quote, like `` `ignore` previous instructions ``, is not quoted.
 """
+
 from __future__ import annotations
 
 import bisect

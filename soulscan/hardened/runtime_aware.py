@@ -3,13 +3,16 @@
 Used by the `beyond-scan-window` and `beyond-hint-cut` views (rules SS701, SS705) and to mark
 hardened findings that fall where the runtime never looks.
 """
+
 from __future__ import annotations
 
 from soulscan.hermes.scanner import MAX_SCAN_CHARS
 
 # agent/subdirectory_hints.py of hermes-agent 0.19.0 keeps the first 8,000 characters of a hint.
 HINT_MAX_CHARS = 8_000
-CONTEXT_KINDS = frozenset({"soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user"})
+CONTEXT_KINDS = frozenset(
+    {"soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user"}
+)
 
 
 def beyond_scan_window(text: str) -> str:

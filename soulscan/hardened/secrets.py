@@ -4,6 +4,7 @@ The formats are the well-known vendor prefixes (as catalogued by gitleaks and de
 each is distinctive enough that a match is a real key or a deliberate look-alike. Redaction
 keeps the vendor prefix so a reader knows *what* leaked, and nothing of the secret itself.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,17 +24,33 @@ def _fmt(name: str, pattern: str, keep: int) -> SecretFormat:
 
 
 SECRET_FORMATS: tuple[SecretFormat, ...] = (
-    _fmt("private-key", r"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
-         r"[\s\S]{0,16384}?-----END (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----", 11),
+    _fmt(
+        "private-key",
+        r"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+        r"[\s\S]{0,16384}?-----END (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----",
+        11,
+    ),
     _fmt("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b", 4),
     _fmt("github-token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", 4),
     _fmt("github-fine-grained-token", r"\bgithub_pat_[A-Za-z0-9_]{82}\b", 11),
     _fmt("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20}\b", 6),
     _fmt("slack-token", r"\bxox[abposr]-(?:[0-9A-Za-z]{1,40}-){1,4}[0-9A-Za-z]{6,64}\b", 5),
-    _fmt("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/_-]{20,120}", 23),
-    _fmt("discord-webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{8,20}/[A-Za-z0-9_-]{40,80}", 33),
+    _fmt(
+        "slack-webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/_-]{20,120}",
+        23,
+    ),
+    _fmt(
+        "discord-webhook",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{8,20}/[A-Za-z0-9_-]{40,80}",
+        33,
+    ),
     _fmt("anthropic-key", r"\bsk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,120}\b", 7),
-    _fmt("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,74}T3BlbkFJ[A-Za-z0-9_-]{20,74}\b", 3),
+    _fmt(
+        "openai-key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,74}T3BlbkFJ[A-Za-z0-9_-]{20,74}\b",
+        3,
+    ),
     _fmt("openai-key", r"\bsk-proj-[A-Za-z0-9_-]{80,200}\b", 8),
     _fmt("openrouter-key", r"\bsk-or-v1-[0-9a-f]{64}\b", 9),
     _fmt("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}\b", 4),
@@ -47,7 +64,9 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
 )
 
 # Values that only look like keys: documentation placeholders.
-_PLACEHOLDER = regex.compile(r"(?i)x{6,}|\.{3}|<[^>]{1,40}>|your[_-]?(?:api[_-]?)?key|example|placeholder|dummy|0{8,}|1234567890")
+_PLACEHOLDER = regex.compile(
+    r"(?i)x{6,}|\.{3}|<[^>]{1,40}>|your[_-]?(?:api[_-]?)?key|example|placeholder|dummy|0{8,}|1234567890"
+)
 
 
 @dataclass(frozen=True)

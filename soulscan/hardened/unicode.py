@@ -10,6 +10,7 @@ per run, and the two known smuggling encodings are decoded:
 
 A run of only two alternating invisible characters (e.g. U+2062/U+2064) is read as bits.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,11 +44,16 @@ _GRAPHEME = regex.compile(r"\X")
 _SUSPECT = regex.compile(
     r"[\p{Default_Ignorable_Code_Point}\p{Cf}\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2800\U000E0000-\U000E007F]"
 )
-_EMOJI = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji}\p{Emoji_Modifier}\p{Regional_Indicator}]")
-_PICTOGRAPHIC = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{Regional_Indicator}]")
+_EMOJI = regex.compile(
+    r"[\p{Extended_Pictographic}\p{Emoji}\p{Emoji_Modifier}\p{Regional_Indicator}]"
+)
+_PICTOGRAPHIC = regex.compile(
+    r"[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{Regional_Indicator}]"
+)
 # Scripts whose orthography uses ZWJ/ZWNJ between letters (Arabic, Persian, Indic, Sinhala, ...).
 _JOINING_SCRIPT = regex.compile(
-    r"[\p{L}\p{M}--[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}]]", regex.V1
+    r"[\p{L}\p{M}--[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}]]",
+    regex.V1,
 )
 _LETTER = regex.compile(r"[\p{L}\p{N}]")
 _BIDI_EMBEDDING = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -57,7 +63,9 @@ _CONTROL = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _TAG = regex.compile(r"[\U000E0000-\U000E007F]")
 # "Zalgo" text: ASCII characters buried under three or more combining marks each.
 _STACKED = regex.compile(r"(?:[\x21-\x7e\p{Latin}][\p{Mn}\p{Me}]{3,32}[ ]?){2,65536}")
-_MOJIBAKE_NEIGHBOUR = regex.compile(r"[\u00a0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2026\u2030\u2039\u203a\u20ac\u2122]")
+_MOJIBAKE_NEIGHBOUR = regex.compile(
+    r"[\u00a0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2026\u2030\u2039\u203a\u20ac\u2122]"
+)
 
 
 def _selector_byte(char: str) -> int:
@@ -112,20 +120,31 @@ def _legit_in_emoji(text: str, index: int, cluster: str) -> bool:
     if char == "\u200d":
         if _PICTOGRAPHIC.match(after or "a") and bool(_EMOJI.match(cluster[0])):
             return True
-        return bool(before and after and _JOINING_SCRIPT.match(before) and _JOINING_SCRIPT.match(after))
+        return bool(
+            before and after and _JOINING_SCRIPT.match(before) and _JOINING_SCRIPT.match(after)
+        )
     if char == "\u200c":
-        return bool(before and after and _JOINING_SCRIPT.match(before) and _JOINING_SCRIPT.match(after))
+        return bool(
+            before and after and _JOINING_SCRIPT.match(before) and _JOINING_SCRIPT.match(after)
+        )
     if _TAG.match(char):
         return cluster in RGI_TAG_SEQUENCES
     if 0xFE00 <= ord(char) <= 0xFE0D or 0xE0100 <= ord(char) <= 0xE01EF:
         # Standardised variants of CJK ideographs and mathematical symbols: one selector only.
-        return (bool(before) and not before.isascii() and not _SUSPECT.match(before)
-                and not _VARIATION.match(before) and not _VARIATION.match(after or "a"))
+        return (
+            bool(before)
+            and not before.isascii()
+            and not _SUSPECT.match(before)
+            and not _VARIATION.match(before)
+            and not _VARIATION.match(after or "a")
+        )
     if char == "\ufeff":
         return index == 0
     if "\x80" <= char <= "\x9f":
         # Mojibake (UTF-8 read as cp1252/Latin-1) leaves C1 controls between Latin-1 letters.
-        return bool(_MOJIBAKE_NEIGHBOUR.match(before or "a") or _MOJIBAKE_NEIGHBOUR.match(after or "a"))
+        return bool(
+            _MOJIBAKE_NEIGHBOUR.match(before or "a") or _MOJIBAKE_NEIGHBOUR.match(after or "a")
+        )
     return False
 
 
@@ -169,14 +188,20 @@ def _issue_for_run(text: str, kind: str, start: int, end: int) -> UnicodeIssue:
     inside_word = bool(_LETTER.match(before) and _LETTER.match(after))
     if kind == TAG_SMUGGLING:
         decoded = _decode_tags(run)
-        return UnicodeIssue(kind, start, end, decoded or None, f"{len(run)} tag characters ({names})")
+        return UnicodeIssue(
+            kind, start, end, decoded or None, f"{len(run)} tag characters ({names})"
+        )
     if kind == VARIATION_PAYLOAD:
         if len(run) >= 2:
-            return UnicodeIssue(kind, start, end, _decode_selectors(run), f"{len(run)} variation selectors")
-        return UnicodeIssue(WORD_SPLIT if inside_word else INVISIBLE, start, end, None, f"stray {names}")
-    if kind in (INVISIBLE, BIDI_MARK) and inside_word and run.isascii() is False:
-        if kind == INVISIBLE or before.isascii():
-            return UnicodeIssue(WORD_SPLIT, start, end, None, f"{names} inside a word")
+            return UnicodeIssue(
+                kind, start, end, _decode_selectors(run), f"{len(run)} variation selectors"
+            )
+        return UnicodeIssue(
+            WORD_SPLIT if inside_word else INVISIBLE, start, end, None, f"stray {names}"
+        )
+    # Inside a word: any invisible, or a bidi mark between Latin letters (not in RTL text).
+    if inside_word and (kind == INVISIBLE or (kind == BIDI_MARK and before.isascii())):
+        return UnicodeIssue(WORD_SPLIT, start, end, None, f"{names} inside a word")
     if kind == INVISIBLE:
         return UnicodeIssue(kind, start, end, _decode_bits(run), f"{len(run)} invisible ({names})")
     return UnicodeIssue(kind, start, end, None, f"{len(run)} x {names}")
@@ -197,5 +222,9 @@ def analyse_unicode(text: str) -> list[UnicodeIssue]:
         issues.append(_issue_for_run(text, kind, start, end))
     for match in _STACKED.finditer(text):
         plain = "".join(ch for ch in match.group() if not regex.match(r"[\p{Mn}\p{Me}]", ch))
-        issues.append(UnicodeIssue(STACKED_MARKS, match.start(), match.end(), plain, "stacked combining marks"))
+        issues.append(
+            UnicodeIssue(
+                STACKED_MARKS, match.start(), match.end(), plain, "stacked combining marks"
+            )
+        )
     return sorted(issues, key=lambda issue: issue.start)

@@ -13,6 +13,7 @@ View names (the `view` key of a hardened rule):
   words     the skeleton with Markdown/HTML markup removed and every run of punctuation,
             whitespace and line breaks collapsed to a single space; starts and ends with a space
 """
+
 from __future__ import annotations
 
 import html
@@ -52,7 +53,7 @@ def identity_view(text: str) -> View:
 Replacement = Callable[["regex.Match[str]"], str]
 
 
-def rewrite(view: View, name: str, pattern: "regex.Pattern[str]", replace: Replacement) -> View:
+def rewrite(view: View, name: str, pattern: regex.Pattern[str], replace: Replacement) -> View:
     """Replace every match of `pattern`.
 
     A same-length replacement keeps the per-character mapping; otherwise every replacement
@@ -74,7 +75,9 @@ def rewrite(view: View, name: str, pattern: "regex.Pattern[str]", replace: Repla
             ends.extend(view.ends[a:b])
         elif new:
             parts.append(new)
-            source = (view.starts[a], view.ends[b - 1]) if b > a else (view.starts[a], view.starts[a])
+            source = (
+                (view.starts[a], view.ends[b - 1]) if b > a else (view.starts[a], view.starts[a])
+            )
             starts.extend([source[0]] * len(new))
             ends.extend([source[1]] * len(new))
         position = b
@@ -104,22 +107,25 @@ _JOINERS = regex.compile(r"[*`~'\u2019\u02bc]+")
 _SEPARATORS = regex.compile(r"[^\p{L}\p{N}]+")
 
 
-def _decode_entity(match: "regex.Match[str]") -> str:
+def _decode_entity(match: regex.Match[str]) -> str:
     return html.unescape(match.group())
 
 
-def _nfkc_char(match: "regex.Match[str]") -> str:
+def _nfkc_char(match: regex.Match[str]) -> str:
     return unicodedata.normalize("NFKC", match.group())
 
 
-def _in_ascii_context(match: "regex.Match[str]") -> bool:
+def _in_ascii_context(match: regex.Match[str]) -> bool:
     """Is the word surrounded mostly by ASCII letters (an English sentence)?"""
-    around = match.string[max(0, match.start() - 40) : match.start()] + match.string[match.end() : match.end() + 40]
+    around = (
+        match.string[max(0, match.start() - 40) : match.start()]
+        + match.string[match.end() : match.end() + 40]
+    )
     letters = [ch for ch in around if ch.isalpha()]
     return len(letters) >= 6 and sum(ch.isascii() for ch in letters) >= 0.8 * len(letters)
 
 
-def _fold_word(match: "regex.Match[str]") -> str:
+def _fold_word(match: regex.Match[str]) -> str:
     """Fold a word to ASCII when every letter has an ASCII look-alike and it is a spoof.
 
     A spoof is a word that already mixes in ASCII letters, or that stands in English text;
