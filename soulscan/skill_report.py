@@ -224,3 +224,18 @@ def skill_report(path: Path, *, profile: str = "all", display: str | None = None
         display_file = shown if path.is_file() else f"{shown}/{rel}"
         files.append(_file_result(entry, rel, display_file, own, profile, rules))
     return ScanReport(tuple(files))
+
+
+def scan_skills(paths: tuple[str, ...], *, profile: str = "all") -> ScanReport:
+    """``scan --as skill``: every path is one skill (a directory, or a file scanned alone)."""
+    files: list[FileResult] = []
+    errors: list[ScanError] = []
+    for raw in paths or (".",):
+        if raw == "-":
+            errors.append(ScanError("-", "a skill is a directory or a file; standard input "
+                                         "cannot be scanned as one"))
+            continue
+        report = skill_report(Path(raw), profile=profile, display=raw.rstrip("/") or raw)
+        files.extend(report.files)
+        errors.extend(report.errors)
+    return ScanReport(tuple(files), tuple(errors))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from soulscan.models import FileResult, ScanReport
-from soulscan.skill_report import skill_report
+from soulscan.skill_report import scan_skills, skill_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
@@ -97,3 +97,12 @@ def test_a_single_file_is_scanned_alone(tmp_path: Path) -> None:
     report = skill_report(tmp_path / "SKILL.md", display="SKILL.md")
     assert [f.path for f in report.files] == ["SKILL.md", "SKILL.md"]
     assert report.files[0].runtime.ids == ("sudo_usage",)
+
+
+def test_scan_skills_merges_reports_and_refuses_stdin(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a/SKILL.md": SKILL, "b/SKILL.md": SKILL})
+    report = scan_skills((str(tmp_path / "a") + "/", str(tmp_path / "b"), "-", str(tmp_path / "c")))
+    assert [f.path for f in report.files] == [
+        str(tmp_path / "a"), str(tmp_path / "a" / "SKILL.md"),
+        str(tmp_path / "b"), str(tmp_path / "b" / "SKILL.md")]
+    assert [e.path for e in report.errors] == ["-", str(tmp_path / "c")]
