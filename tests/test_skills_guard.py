@@ -30,6 +30,7 @@ from soulscan.hermes.skills_guard import (
     scan_text,
     shown_line,
     verdict_of,
+    whole_text_prefilter,
 )
 from soulscan.hermes.skills_index import (
     SkillIndexCrash,
@@ -228,3 +229,22 @@ def test_index_line() -> None:
     entry = SkillIndexEntry("c/s/SKILL.md", "s", "c", "s", "does things", True)
     assert entry.index_line() == "    - s: does things"
     assert SkillIndexEntry("p", "s", "c", "s", "", True).index_line() == "    - s"
+
+
+def test_prefilter_skips_only_context_free_patterns() -> None:
+    # Anchors and lookarounds can behave differently at a line break than at a line's end.
+    assert sorted(r.id for r in guard_rules() if not whole_text_prefilter(r)) == [
+        "allowed_tools_field", "python_os_environ", "read_secrets_file",
+        "unpinned_npm_install", "unpinned_pip_install",
+    ]
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("pip install -r\nrequirements", id="lookahead-sees-the-break"),
+    pytest.param("x\nallowed-tools: a", id="anchor-on-a-later-line"),
+    pytest.param("os.environ\n.get('HOME')", id="lookahead-across-lines"),
+])
+def test_prefilter_keeps_line_semantics(text: str) -> None:
+    ids = [f.pattern_id for f in scan_text(text, "SKILL.md")]
+    per_line = [f.pattern_id for line in text.split("\n") for f in scan_text(line, "SKILL.md")]
+    assert sorted(ids) == sorted(per_line) and ids

@@ -24,6 +24,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parser  # type: ignore[attr-defined]
+from typing import Any
 
 from soulscan.engine.matcher import rule_search
 from soulscan.engine.rulepack import Rule, builtin_packs
@@ -89,6 +92,46 @@ def guard_rules() -> tuple[Rule, ...]:
     raise LookupError(f"built-in rule pack {PACK_ID!r} is missing")
 
 
+_CONTEXT_SENSITIVE = {sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT,
+                      sre_constants.GROUPREF, sre_constants.GROUPREF_EXISTS}
+
+
+def _context_free(nodes: Any) -> bool:
+    for op, av in nodes:
+        if op in _CONTEXT_SENSITIVE and not (
+                op is sre_constants.AT and av in (sre_constants.AT_BOUNDARY,
+                                                  sre_constants.AT_NON_BOUNDARY)):
+            return False
+        children = []
+        if op is sre_constants.SUBPATTERN:
+            children = [av[3]]
+        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT,
+                    sre_constants.POSSESSIVE_REPEAT):
+            children = [av[2]]
+        elif op is sre_constants.BRANCH:
+            children = list(av[1])
+        elif op is sre_constants.ATOMIC_GROUP:
+            children = [av]
+        if not all(_context_free(child) for child in children):
+            return False
+    return True
+
+
+def whole_text_prefilter(rule: Rule) -> bool:
+    """Whether "no match in the whole text" proves "no match in any of its lines".
+
+    NOTE: an optimisation only. It holds for a pattern without anchors, lookarounds or
+    back-references: any match inside a line is also a match of the same characters in
+    the text, and ``\\b`` sees the line break as the non-word boundary a line end is.
+    """
+    return _context_free(sre_parser.parse(rule.pattern, 0))
+
+
+@functools.cache
+def _prefilterable() -> frozenset[str]:
+    return frozenset(rule.id for rule in guard_rules() if whole_text_prefilter(rule))
+
+
 def category_of(rule: Rule) -> str:
     return rule.tags[-1]
 
@@ -107,6 +150,8 @@ def scan_text(text: str, rel_path: str) -> list[GuardFinding]:
     lines = text.split("\n")
     findings: list[GuardFinding] = []
     for rule in guard_rules():
+        if rule.id in _prefilterable() and not rule_search(rule, text):
+            continue
         severity, category = str(rule.severity), category_of(rule)
         for number, line in enumerate(lines, start=1):
             if rule_search(rule, line):
