@@ -3,7 +3,8 @@
 Documentation that explains prompt injection quotes the trigger phrases; the injection rules
 (SS1xx) report a phrase found entirely inside such a region as SS100 (low severity, "quoted
 as an example") instead of as an instruction. A phrase that only starts or ends inside a
-quote, like `` `ignore` previous instructions ``, is not quoted.
+quote, like `` `ignore` previous instructions ``, is not quoted, and neither is a bare
+"quoted string" (a tool argument or JSON value is read as an instruction all the same).
 """
 
 from __future__ import annotations
@@ -15,7 +16,11 @@ import regex
 _QUOTED = regex.compile(
     r"(?ms)^[ \t]{0,3}(```|~~~)[^\n]{0,200}\n.{0,200000}?^[ \t]{0,3}\1[ \t]*$"  # fenced block
     r"|(?<!`)`[^`\n]{1,400}`(?!`)"  # inline code
-    r"|\"[^\"\n]{1,300}\"|\u201c[^\u201d\n]{1,300}\u201d"  # "quotation"
+    # a quotation introduced as an example ("phrases like ...", "e.g. ..."); a bare quoted
+    # string may be a tool argument or a JSON value the model acts on, so it is not enough
+    r"|(?i:\b(?:like|such as|e\.g\.|for example|for instance|phrases?|strings?|patterns?|says?|"
+    r"reject|rejects|detect|detects|block|blocks|flag|flags|example|examples|attacks?|payloads?)\b"
+    r"[ \t:,]{0,4}(?:[a-z]{1,12}[ \t]){0,3}?)(?:\"[^\"\n]{1,300}\"|\u201c[^\u201d\n]{1,300}\u201d)"
 )
 
 
