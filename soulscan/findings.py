@@ -12,10 +12,13 @@ redacted, escaped and bounded here, so reporters never see raw file text.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from soulscan.engine.rulepack import Rule
@@ -38,6 +41,7 @@ from soulscan.textpos import LineIndex
 
 PROFILES = ("runtime", "hardened", "all")
 SNIPPET_LIMIT = 160
+MAX_OCCURRENCES = 1000
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,12 @@ def _invisible_facts(rule_id: str, char: str, scope: str) -> _RuleFacts:
 def document_findings(
     document: RuntimeDocument, display: str, profile: str
 ) -> tuple[Finding, ...]:
-    """Every finding of a decoded document, in file order, runtime ones first at a tie."""
+    """Every finding of a decoded document, in file order, runtime ones first at a tie.
+
+    At most ``MAX_OCCURRENCES`` occurrences of one rule are listed per file; the last one
+    listed counts the rest in ``extra["omitted_occurrences"]``. A file of a million
+    zero-width spaces would otherwise make a report of a million findings.
+    """
     assert document.text is not None
     context = _FileContext(document.text, LineIndex.of(document.text), display)
     runtime: list[Finding] = []
@@ -80,17 +89,39 @@ def document_findings(
             runtime.extend(_runtime_findings(context, region))
         if profile in ("hardened", "all"):
             hardened.extend(_hardened_findings(context, document, region))
-    collected = runtime + [f for f in hardened if not _restates_runtime(f, runtime)]
+    restates = _runtime_cover(runtime)
+    collected = runtime + [f for f in hardened if not restates(f)]
+    collected = _count_omitted(collected, context.occurrences)
     collected.sort(key=lambda f: (f.span.start, f.span.end, f.origin != ORIGIN_RUNTIME, f.rule_id))
     return tuple(collected)
 
 
-def _restates_runtime(finding: Finding, runtime: list[Finding]) -> bool:
-    """A hardened finding inside a runtime occurrence adds nothing, unless it decoded a payload."""
-    return finding.decoded is None and any(
-        other.span.start <= finding.span.start and finding.span.end <= other.span.end
-        for other in runtime
-    )
+def _runtime_cover(runtime: list[Finding]) -> Callable[[Finding], bool]:
+    """Whether a hardened finding lies inside a runtime occurrence (and decoded nothing)."""
+    spans = sorted((f.span.start, f.span.end) for f in runtime)
+    starts = [start for start, _ in spans]
+    furthest_end = list(itertools.accumulate((end for _, end in spans), max))
+
+    def restates(finding: Finding) -> bool:
+        if finding.decoded is not None:
+            return False
+        last = bisect.bisect_right(starts, finding.span.start) - 1
+        return last >= 0 and furthest_end[last] >= finding.span.end
+
+    return restates
+
+
+def _count_omitted(findings: list[Finding], occurrences: Counter[str]) -> list[Finding]:
+    last_listed: dict[str, int] = {}
+    for position, finding in enumerate(findings):
+        last_listed[finding.rule_id] = position
+    for rule_id, position in last_listed.items():
+        omitted = occurrences[rule_id] - MAX_OCCURRENCES
+        if omitted > 0:
+            finding = findings[position]
+            extra = {**finding.extra, "omitted_occurrences": str(omitted)}
+            findings[position] = replace(finding, extra=extra)
+    return findings
 
 
 @dataclass(frozen=True)
@@ -98,10 +129,30 @@ class _FileContext:
     text: str
     index: LineIndex
     display: str
+    # line number → whether the line holds no secret; a line is redacted once, not once
+    # per finding on it (a file of 20,000 zero-width spaces is one line).
+    secret_free: dict[int, bool] = field(default_factory=dict)
+    occurrences: Counter[str] = field(default_factory=Counter)
+
+    def admit(self, rule_id: str) -> bool:
+        """Count an occurrence; False once the rule has ``MAX_OCCURRENCES`` listed."""
+        self.occurrences[rule_id] += 1
+        return self.occurrences[rule_id] <= MAX_OCCURRENCES
+
+    def redactor_for(self, line_number: int, line: str) -> Callable[[str], str]:
+        if line_number not in self.secret_free:
+            self.secret_free[line_number] = redact(line) == line
+        return _unchanged if self.secret_free[line_number] else redact
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding]:
     for match in runtime_matches(region.text, region.scope):
+        if not context.admit(match.rule_id):
+            continue
         span = Span(region.offset + match.start, region.offset + match.end)
         if match.rule is None:
             facts = _invisible_facts(match.rule_id, region.text[match.start], region.scope)
@@ -120,6 +171,8 @@ def _hardened_findings(
     if analyze is None:
         return
     for match in analyze(region.text, kind=document.kind, runtime=document):
+        if not context.admit(match.rule.id):
+            continue
         span = Span(region.offset + match.start, region.offset + match.end)
         yield _finding(
             context, region, _RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
@@ -143,7 +196,9 @@ def _finding(
     location = context.index.location(span.start, span.end)
     line = context.index.line_text(location.line)
     end_in_line = location.end_column - 1 if location.end_line == location.line else len(line)
-    shown = excerpt(line, location.column - 1, end_in_line, redact)
+    shown = excerpt(
+        line, location.column - 1, end_in_line, context.redactor_for(location.line, line)
+    )
     extra = {
         # Identity of the matched content for suppressions and baselines (soulscan.suppress).
         "sha256": hashlib.sha256(

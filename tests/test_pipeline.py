@@ -183,3 +183,14 @@ def test_parallel_scan_keeps_discovery_order(tmp_path: Path) -> None:
     assert [(Path(e.path).parent.name, e.message) for e in serial.errors] == [
         ("d07", "not a regular file (a FIFO)")
     ]
+
+
+def test_occurrences_per_rule_are_capped_and_counted(tmp_path: Path) -> None:
+    from soulscan.findings import MAX_OCCURRENCES
+
+    data = ("a\u200b" * (MAX_OCCURRENCES + 250) + "\n" + INJECTION).encode()
+    result = _scan(tmp_path, "AGENTS.md", data, "agents", profile="runtime")
+    invisible = [f for f in result.findings if f.rule_id == "invisible_unicode_U+200B"]
+    assert len(invisible) == MAX_OCCURRENCES
+    assert [f.extra.get("omitted_occurrences") for f in invisible[-2:]] == [None, "250"]
+    assert [f.rule_id for f in result.findings][-1] == "prompt_injection"  # other rules unaffected

@@ -32,8 +32,9 @@ removed or changed in meaning without bumping ``schema``::
               "reaches_model": bool,          # kept by truncation and not blocked
               "runtime_effect": "blocks-file|blocks-entry|none",
               "snippet": str,                 # the matched text, escaped, secrets redacted
-              "decoded": str | null           # a smuggled payload, decoded and escaped
-            }
+              "decoded": str | null,          # a smuggled payload, decoded and escaped
+              "omitted_occurrences": int      # further occurrences of this rule in the file
+            }                                 # not listed (at most 1,000 are, per rule)
           ]
         }
       ],
@@ -132,4 +133,5 @@ def _finding(finding: Finding) -> dict[str, Any]:
         # Already escaped when the finding was built; escaping is idempotent on its output.
         "snippet": escape_text(finding.snippet),
         "decoded": None if finding.decoded is None else escape_text(finding.decoded),
+        "omitted_occurrences": int(finding.extra.get("omitted_occurrences", "0")),
     }

@@ -25,6 +25,8 @@ _ACTION_STYLES = {
     "truncate": "yellow",
     "skip": "magenta",
 }
+# Kinds the runtime replaces by a [BLOCKED: …] placeholder when it blocks them.
+_PLACEHOLDER_KINDS = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc")
 _SEVERITY_STYLES = {
     "critical": "bold red",
     "high": "red",
@@ -80,6 +82,9 @@ def _verdict_detail(result: FileResult) -> str:
     detail = f" ({escape_text(runtime.detail)})" if runtime.detail else ""
     if runtime.action == "block" and result.kind in ("memory", "user"):
         return f"Hermes blocks entries for {ids}{detail}"
+    if runtime.action == "block" and result.kind not in _PLACEHOLDER_KINDS:
+        # A skill, cron job or pending write is refused as a whole, with no placeholder.
+        return f"Hermes blocks it, for {ids}{detail}"
     if runtime.action == "block":
         return f"Hermes loads a [BLOCKED: …] placeholder instead of the file, for {ids}"
     if runtime.action == "truncate":
@@ -108,6 +113,12 @@ def _render_finding(console: Console, finding: Finding) -> None:
     if finding.decoded:
         console.print(Text("      decoded: " + escape_text(finding.decoded), style="italic"))
     _render_excerpt(console, finding)
+    omitted = finding.extra.get("omitted_occurrences")
+    if omitted:
+        console.print(Text(
+            f"  … and {int(omitted):,} more occurrence(s) of {escape_text(finding.rule_id)} "
+            "in this file, not listed", style="dim",
+        ))
 
 
 def _effect_note(finding: Finding) -> str:
@@ -154,6 +165,9 @@ def _summary(report: ScanReport) -> Text:
         (blocked, "blocked"), (truncated, "truncated"), (skipped, "skipped"),
     ) if count]
     parts.append(f"{findings} finding{'s' if findings != 1 else ''}")
+    omitted = sum(int(f.extra.get("omitted_occurrences", "0")) for r in files for f in r.findings)
+    if omitted:
+        parts[-1] += f" (and {omitted:,} repeated occurrences not listed)"
     if hardened:
         parts[-1] += f" ({hardened} the runtime misses)"
     if report.errors:
