@@ -47,6 +47,8 @@ ORIGINS = {"runtime", "hardened"}
 FILE_KINDS = {
     "soul", "hermes", "agents", "claude", "cursorrules", "mdc", "memory", "user", "skill",
     "payload", "cron", "config", "prefill",
+    # Surfaces only `soulscan hermes` reads (soulscan/audit); no file scan uses them.
+    "skills-snapshot", "webhook",
 }
 _FLAG_BITS = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}
 _REGEX_FLAG_BITS = {

@@ -1,0 +1,137 @@
+"""Where a value read from a YAML or JSON file sits in that file.
+
+The runtime reads config.yaml with a YAML loader and its JSON files with ``json``; both
+give values without positions. soulscan composes the same text with PyYAML (JSON is
+YAML, apart from corner cases that only lose the position, never the value) and keeps
+each scalar node's marks, so a finding in ``agent.system_prompt`` points at the line of
+that value.
+
+Inside a value, a line of the decoded string is looked up verbatim in the file region of
+its node (a literal block, a plain scalar and a JSON string without escapes on that
+line all match exactly); a line that cannot be found (folded text, escapes) falls back
+to the start of the value. A value with no file behind it (a ``state.db`` row) is
+reported at line 1, with its key path in the message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import yaml
+
+from soulscan.models import Location
+from soulscan.textpos import LineIndex
+
+KeyPath = tuple[str | int, ...]
+_COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def key_path_text(path: KeyPath) -> str:
+    """``("agent", "personalities", "pirate")`` → ``agent.personalities.pirate``."""
+    shown = ""
+    for part in path:
+        shown += f"[{part}]" if isinstance(part, int) else (f".{part}" if shown else str(part))
+    return shown
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A value's text and, when known, where each of its lines sits in the file."""
+
+    text: str
+    file_text: str | None = None  # the whole file (decoded) the value came from
+    start: int = 0  # offsets into file_text of the value's node
+    end: int = 0
+    _index: LineIndex | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def detached(cls, text: str) -> SourceText:
+        return cls(text)
+
+    def _file_index(self) -> LineIndex | None:
+        if self.file_text is None:
+            return None
+        if self._index is None:
+            object.__setattr__(self, "_index", LineIndex.of(self.file_text))
+        return self._index
+
+    def file_offset(self, offset: int) -> int | None:
+        """The file offset of ``text[offset]`` when its line is found verbatim."""
+        if self.file_text is None:
+            return None
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        line_end = self.text.find("\n", offset)
+        line = self.text[line_start : line_end if line_end != -1 else len(self.text)]
+        if not line.strip():
+            return None
+        # Earlier lines are located first so a repeated line maps to its own occurrence.
+        cursor = self.start
+        for previous in self.text[:line_start].split("\n")[:-1]:
+            if previous.strip():
+                found = self.file_text.find(previous, cursor, self.end)
+                if found != -1:
+                    cursor = found + len(previous)
+        found = self.file_text.find(line, cursor, self.end)
+        if found == -1 and line.endswith("...") and len(line) > 3:
+            # A description the runtime cut shows "..." that the file does not have.
+            found = self.file_text.find(line[:-3], cursor, self.end)
+        return None if found == -1 else found + (offset - line_start)
+
+    def location(self, start: int, end: int) -> Location:
+        """Location in the file of ``text[start:end]`` (value start, or 1:1, when unknown)."""
+        index = self._file_index()
+        if index is None:
+            return Location(1, 1, 1, 1)
+        first = self.file_offset(start)
+        if first is None:
+            line, column = index.position(self.start)
+            return Location(line, column, line, column)
+        last = self.file_offset(end) if end > start else first
+        if last is None or last < first:
+            last = first + (end - start) if "\n" not in self.text[start:end] else first
+        return index.location(first, min(last, len(index.text)))
+
+
+class Marks:
+    """Key path → file region for every node of one YAML/JSON document."""
+
+    def __init__(self, file_text: str) -> None:
+        self.file_text = file_text
+        self._regions: dict[KeyPath, tuple[int, int]] = {}
+        try:
+            root = yaml.compose(file_text, Loader=_COMPOSER)
+        except (yaml.YAMLError, ValueError):
+            root = None
+        if root is not None:
+            self._walk(root, ())
+
+    def _walk(self, node: yaml.Node, path: KeyPath) -> None:
+        self._regions[path] = (node.start_mark.index, node.end_mark.index)
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    self._walk(value, (*path, key.value))
+        elif isinstance(node, yaml.SequenceNode):
+            for position, item in enumerate(node.value):
+                self._walk(item, (*path, position))
+
+    def source(self, path: KeyPath, text: str) -> SourceText:
+        """``text`` (the value at ``path``) tied to its file region when the path is known."""
+        region = self._regions.get(_normalised(path))
+        if region is None:
+            return SourceText(text, self.file_text, 0, len(self.file_text))
+        return SourceText(text, self.file_text, region[0], region[1])
+
+    def region(self, path: KeyPath) -> tuple[int, int] | None:
+        return self._regions.get(_normalised(path))
+
+    def line_of(self, path: KeyPath) -> int:
+        region = self._regions.get(_normalised(path))
+        if region is None:
+            return 1
+        return LineIndex.of(self.file_text).position(region[0])[0]
+
+
+def _normalised(path: KeyPath) -> KeyPath:
+    # YAML mapping keys arrive as strings from compose; callers pass the loaded keys.
+    return tuple(part if isinstance(part, int) else str(part) for part in path)
