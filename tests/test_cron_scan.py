@@ -129,3 +129,15 @@ def test_run_tiers(skills: bool, data: bool, user: str | None, expected: str | N
     result = scan_cron_run("rm -rf /", has_skills=skills, has_injected_data=data,
                            user_prompt=user)
     assert result.verdict.pattern_id == expected
+
+
+def test_cases_cover_every_cron_id() -> None:
+    from soulscan.hermes.cron_scan import EXFIL_PACK, STRICT_PACK, pack_rules
+
+    blocked_by: set[str] = set()
+    for area in ("cron_strict", "cron_run"):
+        for param in load_cases(area):
+            message = param.values[0]["expected"].get("message", "")
+            if message.startswith("Blocked: prompt matches threat pattern '"):
+                blocked_by.add(message.split("'")[1])
+    assert blocked_by == {rule.id for pack in (STRICT_PACK, EXFIL_PACK) for rule in pack_rules(pack)}

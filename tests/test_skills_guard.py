@@ -248,3 +248,16 @@ def test_prefilter_keeps_line_semantics(text: str) -> None:
     ids = [f.pattern_id for f in scan_text(text, "SKILL.md")]
     per_line = [f.pattern_id for line in text.split("\n") for f in scan_text(line, "SKILL.md")]
     assert sorted(ids) == sorted(per_line) and ids
+
+
+def test_cases_cover_every_guard_id() -> None:
+    seen: set[str] = set()
+    for param in load_cases("guard_text", "guard_tree"):
+        expected = param.values[0]["expected"]
+        findings = expected if isinstance(expected, list) else expected.get("findings", [])
+        seen.update(f["pattern_id"] for f in findings)
+    structural = {"symlink_escape", "oversized_file", "binary_file", "unexpected_executable",
+                  "too_many_files", "oversized_skill", "invisible_unicode"}
+    # broken_symlink needs realpath() to fail with an error other than a loop (EACCES),
+    # which a test running as root cannot produce.
+    assert seen == {rule.id for rule in guard_rules()} | structural

@@ -146,7 +146,7 @@ def strip_safe_constructs(text: str) -> str:
 
 
 @functools.cache
-def _rules(pack_id: str) -> tuple[Rule, ...]:
+def pack_rules(pack_id: str) -> tuple[Rule, ...]:
     for pack in builtin_packs():
         if pack.id == pack_id:
             return tuple(pack.rules)
@@ -155,7 +155,7 @@ def _rules(pack_id: str) -> tuple[Rule, ...]:
 
 def _first_hit(text: str, pack_ids: tuple[str, ...]) -> CronVerdict:
     for pack_id in pack_ids:
-        for rule in _rules(pack_id):
+        for rule in pack_rules(pack_id):
             if rule_search(rule, text):
                 return CronVerdict(rule.id, PATTERN_BLOCK_MESSAGE.format(id=rule.id))
     return PASSED
