@@ -30,7 +30,7 @@ from support.differential import (
 )
 from support.fixtures import oracle, oracle_runtime, require_shared  # noqa: F401 (fixtures)
 from support.runtimes import OracleRuntime, SoulscanRuntime, soulscan_entry
-from support.spec import Workspace, escape, sort_invisible_runs
+from support.spec import Workspace, escape, read_back, sort_invisible_runs
 from support.strategies import padding, vocabulary_text
 from support.tree_strategies import (
     CONFIG_VALUES,
@@ -188,6 +188,14 @@ def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> 
         )
     )
     got, got_soul = list(got), list(got_soul)
+    soul_path = "SOUL.md"
+    runtime_seeded = read_back(theirs.hermes_home / soul_path) != read_back(
+        mine.hermes_home / soul_path
+    )
+    assert seeded_before == runtime_seeded, (
+        f"soul_md_would_be_seeded says {seeded_before}, the runtime "
+        f"{'wrote' if runtime_seeded else 'did not write'} a default SOUL.md: {tree.describe()}"
+    )
     if seeded_before:
         # The runtime seeded its default SOUL.md and loaded it (maybe truncated, with a
         # warning); soulscan reports the seed instead. Compare the rest.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,14 +57,17 @@ def ensure_oracle(timeout: float = 600) -> None:
         raise OracleUnavailable(f"scripts/ensure-oracle could not run: {exc}") from exc
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        raise OracleUnavailable("scripts/ensure-oracle failed: " + " | ".join(tail))
+        raise OracleUnavailable(
+            f"scripts/ensure-oracle failed (exit {proc.returncode}): " + " | ".join(tail)
+        )
 
 
 class Oracle:
     """A running oracle server; use :meth:`start` as a context manager."""
 
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
+    def __init__(self, proc: subprocess.Popen[str], errors: IO[str]) -> None:
         self._proc = proc
+        self._errors = errors
         self.calls = 0
 
     @classmethod
@@ -78,17 +82,19 @@ class Oracle:
             "LANG": "C.UTF-8",
             "HOME": os.environ.get("HOME", "/root"),
         }
+        # The runtime's own stderr chatter goes to a file, read back only to explain a crash.
+        errors = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115 (closed in close())
         proc = subprocess.Popen(
             [str(ORACLE_PYTHON), "-I", str(SERVER)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=errors,
             text=True,
             encoding="utf-8",
             env=env,
             cwd=str(ORACLE_VENV),
         )
-        oracle = cls(proc)
+        oracle = cls(proc, errors)
         try:
             version = oracle.call("ping")["hermes_agent"]
             if version != HERMES_VERSION:
@@ -106,6 +112,7 @@ class Oracle:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
+        self._errors.close()
 
     def _round_trip(self, request: dict[str, Any]) -> Any:
         stdin: IO[str] | None = self._proc.stdin
@@ -115,7 +122,10 @@ class Oracle:
         stdin.flush()
         line = stdout.readline()
         if not line:
-            raise OracleUnavailable(f"oracle server exited (code {self._proc.poll()})")
+            self._proc.wait()
+            self._errors.seek(0)
+            tail = " | ".join(self._errors.read().strip().splitlines()[-3:])
+            raise OracleUnavailable(f"oracle server exited (code {self._proc.returncode}): {tail}")
         return json.loads(line)
 
     def call(self, op: str, **args: Any) -> Any:

@@ -18,7 +18,8 @@ from support.strategies import padding, vocabulary_text
 
 PROJECT_NAMES = (".hermes.md", "HERMES.md", "AGENTS.md", "agents.md", "CLAUDE.md", "claude.md",
                  ".cursorrules")  # fmt: skip
-MDC_NAMES = (".hidden.mdc", "10.mdc", "9.mdc", "B.mdc", "_x.mdc", "a.mdc", "x.MDC", "notes.md")
+MDC_NAMES = (".hidden.mdc", "10.mdc", "9.mdc", "B.mdc", "_x.mdc", "a.mdc", "x.MDC", "notes.md",
+             "é.mdc", "e\u0301.mdc", "Z.mdc", ".mdc", "a.mdc.bak")  # fmt: skip
 HINT_NAMES = ("AGENTS.md", "agents.md", "CLAUDE.md", "claude.md", ".cursorrules", ".hermes.md")
 CAP_TARGETS = (20000, 20000 - 13, 24000, 1000, 60, 80, 65536, 8000)
 CONFIG_VALUES: tuple[Any, ...] = (1, 4, 5, 7, 60, 80, 100, 1000, 1500.7, True, False, "5000", 0,
@@ -117,6 +118,7 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
         project[git.rstrip("/")] = None if git.endswith("/") else b"gitdir: ../elsewhere\n"
     if in_sub:
         project.setdefault("sub/keep.txt", b"x")
+    project["lnk"] = Link("dir")  # the root again, through a symlink (a cwd choice)
 
     home: dict[str, FileValue] = {}
     soul = draw(st.integers(0, 5))
@@ -128,7 +130,9 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
     return TreeInput(
         project=project,
         home=home,
-        cwd=draw(st.sampled_from(("sub", "sub", "sub/missing", "sub/keep.txt"))) if in_sub else "",
+        cwd=draw(st.sampled_from(("sub", "sub", "sub/missing", "sub/keep.txt", "lnk/sub")))
+        if in_sub
+        else draw(st.sampled_from(("", "", "", "lnk"))),
         skip_soul=draw(st.booleans()),
         context_length=draw(st.sampled_from(CONTEXT_LENGTHS)),
     )
