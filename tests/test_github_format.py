@@ -89,7 +89,7 @@ def test_every_annotation_parses_and_names_its_place() -> None:
         "line": "3",
         "col": "5",
         "endLine": "3",
-        "endColumn": "36",
+        "endColumn": "37",
         "title": "soulscan prompt_injection (ignore-previous-instructions)",
     }
     multi_line = parsed[2][1]
@@ -116,7 +116,7 @@ def test_scan_command_github_format(tmp_path: Path, capsys: pytest.CaptureFixtur
         "error",
         "2",
         "1",
-        "32",
+        "33",
     )
     assert "blocks this file" in message
 

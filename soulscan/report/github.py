@@ -7,8 +7,9 @@ value is escaped that way: a newline in a snippet or file name can never start a
 command of its own. Text from scanned files is also passed through ``escape_text``
 first, so no hidden character reaches the annotation.
 
-GitHub only shows ``col``/``endColumn`` for single-line annotations; ``endColumn`` is the
-last annotated column, so the finding's exclusive end column is reduced by one.
+The runner accepts ``col``/``endColumn`` only for single-line annotations and rejects an
+``endColumn`` before ``col``; ``endColumn`` is exclusive like the finding's own end column
+(github/docs#40038 records that reading), so it is passed through unchanged.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _annotation(file: FileResult, finding: Finding, info: RuleInfo) -> str:
         properties["col"] = location.column
     properties["endLine"] = location.end_line
     if single_line:
-        properties["endColumn"] = max(location.column, location.end_column - 1)
+        properties["endColumn"] = max(location.column, location.end_column)
     properties["title"] = f"soulscan {finding.rule_id} ({info.name})"
     message = (
         f"{escape_text(finding.message)} Matched: {escape_text(finding.snippet)}. "
