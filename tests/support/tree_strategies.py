@@ -142,13 +142,14 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
 def hint_input(draw: st.DrawFn) -> tuple[dict[str, FileValue], list[dict[str, Any]]]:
     """A tree with hint files in nested directories and the tool calls that reach them."""
     dirs = ("pkg", "pkg/sub", "pkg/sub/deep", "a.b", "other", "pkg/sub/deep/x/y/z/w")
-    tree: dict[str, FileValue] = {"AGENTS.md": b"root rules"}
+    tree: dict[str, FileValue] = {"AGENTS.md": b"root rules", "lnk": Link("dir")}
     for directory in draw(st.lists(st.sampled_from(dirs), min_size=1, max_size=4, unique=True)):
         for name in draw(
             st.lists(st.sampled_from(HINT_NAMES), min_size=1, max_size=2, unique=True)
         ):
             tree[f"{directory}/{name}"] = draw(file_bytes())
-    targets = st.sampled_from(dirs + ("nowhere", "pkg/missing"))
+    odd = ("nowhere", "pkg/missing", "{ROOT}/pkg/sub", "pkg/../other", "./pkg", "~/pkg", "lnk/pkg")
+    targets = st.sampled_from(dirs + odd)
     call = st.one_of(
         st.builds(lambda d, f: {"tool": "read_file", "args": {"path": f"{d}/{f}"}}, targets,
                   st.sampled_from(("x.py", "README", "y.txt"))),
