@@ -155,7 +155,7 @@ def build_home(root: Path, *, poisoned: bool) -> list[Plant]:
     return [
         Plant("personality", "config.yaml", "agent.personalities.pirate.system_prompt", 5, "SS1", "load"),
         Plant("webhook", "config.yaml", "routes.github.prompt", 19, "SS906", "load"),
-        Plant("prefill", "prefill.json", "[1].content", 8, "SS901", "load"),
+        Plant("prefill", "prefill.json", "[1].content", 7, "SS901", "load"),
         Plant("skill-guard", "skills/notes/note-taker/SKILL.md", "", 3, "prompt_injection_ignore", "load"),
         Plant("snapshot", SNAPSHOT_FILE, "", 0, "SS903", "load"),
         Plant("snapshot-index", SNAPSHOT_FILE, "description", 0, "SS", "load"),
