@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import regex
 
+from soulscan.hardened.confusables_data import TO_ASCII
 from soulscan.hardened.emoji_data import RGI_TAG_SEQUENCES
 
 # Finding classes; each maps to one rule of rules/hardened/unicode.yaml.
@@ -29,6 +30,7 @@ WORD_SPLIT = "invisible-splits-word"
 CONTROL = "control-character"
 ANSI = "ansi-escape"
 STACKED_MARKS = "stacked-combining-marks"
+HOMOGLYPH = "mixed-script-homoglyph"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,9 @@ _VARIATION = regex.compile(r"[\uFE00-\uFE0F\U000E0100-\U000E01EF]")
 _CONTROL = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _TAG = regex.compile(r"[\U000E0000-\U000E007F]")
 # "Zalgo" text: ASCII characters buried under three or more combining marks each.
+_WORD = regex.compile(r"[\p{L}\p{M}]{2,64}")
+_LATIN = regex.compile(r"\p{Latin}")
+_FOREIGN_LOOKALIKE = frozenset(cp for cp in TO_ASCII if not regex.match(r"\p{Latin}", chr(cp)))
 _STACKED = regex.compile(r"(?:[\x21-\x7e\p{Latin}][\p{Mn}\p{Me}]{3,32}[ ]?){2,65536}")
 _MOJIBAKE_NEIGHBOUR = regex.compile(
     r"[\u00a0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2026\u2030\u2039\u203a\u20ac\u2122]"
@@ -207,6 +212,23 @@ def _issue_for_run(text: str, kind: str, start: int, end: int) -> UnicodeIssue:
     return UnicodeIssue(kind, start, end, None, f"{len(run)} x {names}")
 
 
+def _homoglyph_words(text: str) -> list[UnicodeIssue]:
+    """Words that mix Latin letters with look-alike letters of another script (`іgnore`)."""
+    issues = []
+    for match in _WORD.finditer(text):
+        word = match.group()
+        if word.isascii() or not _LATIN.search(word):
+            continue
+        lookalikes = [ch for ch in word if ord(ch) in _FOREIGN_LOOKALIKE]
+        if lookalikes:
+            folded = "".join(TO_ASCII.get(ord(ch), ch) for ch in word)
+            names = ", ".join(sorted({f"U+{ord(ch):04X}" for ch in lookalikes}))
+            issues.append(
+                UnicodeIssue(HOMOGLYPH, match.start(), match.end(), folded, f"look-alike {names}")
+            )
+    return issues
+
+
 def analyse_unicode(text: str) -> list[UnicodeIssue]:
     """One issue per run of adjacent suspect characters of the same class, in text order."""
     issues: list[UnicodeIssue] = []
@@ -220,6 +242,7 @@ def analyse_unicode(text: str) -> list[UnicodeIssue]:
             end += 1
             index += 1
         issues.append(_issue_for_run(text, kind, start, end))
+    issues.extend(_homoglyph_words(text))
     for match in _STACKED.finditer(text):
         plain = "".join(ch for ch in match.group() if not regex.match(r"[\p{Mn}\p{Me}]", ch))
         issues.append(
