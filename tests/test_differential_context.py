@@ -52,18 +52,27 @@ LABELS = ("AGENTS.md", "SOUL.md", ".hermes.md", "CLAUDE.md", ".cursorrules", "x.
 
 
 def two_sides(
-    base: Path, project: dict[str, FileValue], home: dict[str, FileValue]
+    base: Path, project: dict[str, FileValue], home: dict[str, FileValue] | None
 ) -> tuple[Workspace, Workspace]:
-    """The same input laid out for soulscan (``s``) and for the runtime (``o``)."""
+    """The same input laid out for soulscan (``s``) and for the runtime (``o``).
+
+    ``home=None`` leaves the Hermes home directory absent.
+    """
     sides = []
     for name in ("s", "o"):
         ws = Workspace(base / name)
-        for directory in (ws.root, ws.hermes_home, ws.home):
+        for directory in (ws.root, ws.home):
             directory.mkdir(parents=True)
         write_tree_input(ws.root, project)
-        write_tree_input(ws.hermes_home, home)
+        if home is not None:
+            ws.hermes_home.mkdir()
+            write_tree_input(ws.hermes_home, home)
         sides.append(ws)
     return sides[0], sides[1]
+
+
+def listing(directory: Path) -> list[str] | None:
+    return sorted(p.name for p in directory.iterdir()) if directory.is_dir() else None
 
 
 def without_seeded_soul(prompt: str, seeded: str) -> str:
@@ -167,7 +176,7 @@ def test_cap_resolution_like_the_runtime(
 def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> None:  # noqa: F811
     mine, theirs = two_sides(base, tree.project, tree.home)
     seeded_before = bool(soulscan_entry("soul_md_would_be_seeded")(mine.hermes_home))
-    home_before = sorted(p.name for p in mine.hermes_home.iterdir())
+    home_before = listing(mine.hermes_home)
     args = {"skip_soul": tree.skip_soul, "context_length": tree.context_length}
     got = mine.unfill(
         SOULSCAN.build_context_files_prompt(
@@ -212,7 +221,7 @@ def compare_tree(oracle_runtime: OracleRuntime, tree: TreeInput, base: Path) -> 
                 without_seeded_soul(want[0], seeded_section),
                 [w for w in want[1] if w not in seeded_warnings],
             )
-        home_after = sorted(p.name for p in mine.hermes_home.iterdir())
+        home_after = listing(mine.hermes_home)
         assert home_after == home_before, f"soulscan wrote into the home: {home_after}"
     got, want = sort_invisible_runs(list(got)), sort_invisible_runs(list(want))
     got_soul, want_soul = sort_invisible_runs(list(got_soul)), sort_invisible_runs(list(want_soul))

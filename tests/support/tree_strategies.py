@@ -29,10 +29,13 @@ CONTEXT_LENGTHS: tuple[Any, ...] = (None, 0, -5, 8000, 100000, 128000, 200000, 2
 
 @dataclass(frozen=True)
 class TreeInput:
-    """Files of the project (under ROOT) and of the Hermes home; ``None`` is a directory."""
+    """Files of the project (under ROOT) and of the Hermes home; ``None`` is a directory.
+
+    ``home`` itself is ``None`` when the Hermes home directory does not exist at all.
+    """
 
     project: dict[str, FileValue]
-    home: dict[str, FileValue]
+    home: dict[str, FileValue] | None
     cwd: str
     skip_soul: bool
     context_length: Any
@@ -44,8 +47,8 @@ class TreeInput:
             shown = (v[:160] + b"..." if len(v) > 160 else v).decode("utf-8", "backslashreplace")
             return f"{shown} <{len(v)} bytes>"
 
-        def show(files: dict[str, FileValue]) -> dict[str, Any]:
-            return {k: show_one(v) for k, v in files.items()}
+        def show(files: dict[str, FileValue] | None) -> dict[str, Any] | None:
+            return None if files is None else {k: show_one(v) for k, v in files.items()}
 
         return json.dumps(
             {"project": show(self.project), "home": show(self.home), "cwd": self.cwd,
@@ -127,9 +130,11 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
     config = draw(st.sampled_from((*CONFIG_VALUES, "absent", "absent", "absent", "malformed")))
     if config != "absent":
         home["config.yaml"] = config_yaml(config)
+    if draw(st.integers(0, 9)) == 0:
+        project[".cursor/rules"] = b"a file where the rules directory would be"
     return TreeInput(
         project=project,
-        home=home,
+        home=None if draw(st.integers(0, 14)) == 0 else home,
         cwd=draw(st.sampled_from(("sub", "sub", "sub/missing", "sub/keep.txt", "lnk/sub")))
         if in_sub
         else draw(st.sampled_from(("", "", "", "lnk"))),
