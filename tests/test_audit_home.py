@@ -11,10 +11,10 @@ from typing import Any
 
 import jsonschema
 import pytest
+from support.hermes_home import SECRET_VALUE, Plant, build_home
 
 from soulscan.cli import main
 from soulscan.report.json import schema_path
-from tests.support.hermes_home import SECRET_VALUE, Plant, build_home
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[1].parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 FORMATS = ("text", "json", "sarif", "github")
