@@ -21,12 +21,18 @@ def _default_corpora() -> Path | None:
 @click.option("--corpora", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Directory of corpora (*/items.jsonl); default ../shared/corpora beside "
                    "a source checkout, else the built-in seeds.")
-def command(quick: bool, oracle_python: Path, corpora: Path | None) -> int:
+@click.option("--sample", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Use every N-th corpus item (the full corpora take minutes).")
+@click.option("--input-timeout", type=click.FloatRange(min=1), default=300.0, show_default=True,
+              help="Seconds before an adversarial scan is stopped and reported as a hang.")
+def command(quick: bool, oracle_python: Path, corpora: Path | None, sample: int,
+            input_timeout: float) -> int:
     """Measure throughput, cold start, parallel speed-up and adversarial inputs against
     the runtime's own scanner in one run; prints ratios, never a pass/fail on seconds."""
     from soulscan.bench import BenchOptions, run_sections, sections
 
-    options = BenchOptions(oracle_python, corpora or _default_corpora(), quick)
+    options = BenchOptions(oracle_python, corpora or _default_corpora(), quick, sample,
+                           input_timeout)
     for line in run_sections(sections(options)):
         click.echo(line)
     return 0

@@ -10,20 +10,20 @@ import itertools
 
 PARAGRAPHS: tuple[str, ...] = (
     "# Project guide\n\nThis repository holds a small web service and its command-line client.",
-    "## Build\n\nRun `make build` to compile the service and `make test` for the unit tests. "
-    "The integration tests need a local database; `make db` starts one in a container.",
-    "## Code style\n\nFormat Python with the project formatter and keep functions short. "
-    "Prefer plain data classes over dictionaries for values that cross module boundaries.",
-    "## Reviews\n\nEvery change gets a second reader. Describe what changed and why in the "
-    "pull request, link the ticket, and mention any migration that operators must run.",
-    "## Persona\n\nBe concise and friendly. When a question is ambiguous, ask one clarifying "
-    "question before writing code. Explain trade-offs in a sentence or two.",
-    "## Layout\n\n- `service/`: the HTTP handlers\n- `client/`: the command-line tool\n"
-    "- `docs/`: user documentation built with the static site generator",
-    "## Releases\n\nTag a release from the main branch after the changelog is updated. "
-    "The packaging job publishes wheels for every supported interpreter.",
-    "## Testing habits\n\nWrite the failing test first, keep fixtures small, and name each "
-    "case after the behaviour it pins down rather than the function it calls.",
+    ("## Build\n\nRun `make build` to compile the service and `make test` for the unit tests. "
+        "The integration tests need a local database; `make db` starts one in a container."),
+    ("## Code style\n\nFormat Python with the project formatter and keep functions short. "
+        "Prefer plain data classes over dictionaries for values that cross module boundaries."),
+    ("## Reviews\n\nEvery change gets a second reader. Describe what changed and why in the "
+        "pull request, link the ticket, and mention any migration that operators must run."),
+    ("## Persona\n\nBe concise and friendly. When a question is ambiguous, ask one clarifying "
+        "question before writing code. Explain trade-offs in a sentence or two."),
+    ("## Layout\n\n- `service/`: the HTTP handlers\n- `client/`: the command-line tool\n"
+        "- `docs/`: user documentation built with the static site generator"),
+    ("## Releases\n\nTag a release from the main branch after the changelog is updated. "
+        "The packaging job publishes wheels for every supported interpreter."),
+    ("## Testing habits\n\nWrite the failing test first, keep fixtures small, and name each "
+        "case after the behaviour it pins down rather than the function it calls."),
 )
 
 BENIGN_DOCUMENT = "\n\n".join(PARAGRAPHS) + "\n"

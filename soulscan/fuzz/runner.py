@@ -15,9 +15,13 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from random import Random
+from typing import TYPE_CHECKING
 
 from soulscan.fuzz.seeds import Seed
 from soulscan.fuzz.verdicts import Verdict, hardened_catches, judge, runtime_catches
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 # Shrinking re-runs the verdict on every candidate; this budget per evasion keeps a unit
 # bounded while still cutting typical variants down to a few edits. A call costs one unit
@@ -133,7 +137,9 @@ def _run_unit(unit: Unit) -> UnitResult:
     )
 
 
-def _explore(strategy: object, examples: int, rng_seed: int, record: Callable[[str], None]) -> None:
+def _explore(
+    strategy: SearchStrategy[str], examples: int, rng_seed: int, record: Callable[[str], None]
+) -> None:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as fix_seed
 
@@ -143,7 +149,7 @@ def _explore(strategy: object, examples: int, rng_seed: int, record: Callable[[s
         max_examples=examples + 1, database=None, deadline=None, phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(strategy)  # type: ignore[arg-type]
+    @given(strategy)
     def probe(text: str) -> None:
         record(text)
 
@@ -154,7 +160,9 @@ class _ShrinkBudgetSpent(BaseException):
     """Stops hypothesis mid-shrink; a BaseException so its engine lets it through."""
 
 
-def _shrunk(unit: Unit, evades: str, strategy: object, seen: dict[str, Verdict]) -> Evasion:
+def _shrunk(
+    unit: Unit, evades: str, strategy: SearchStrategy[str], seen: dict[str, Verdict]
+) -> Evasion:
     """The smallest variant hypothesis finds within ``SHRINK_BUDGET`` that evades
     ``evades``; the first evasion of the exploration when its search runs dry."""
     from hypothesis import Phase, find, settings
@@ -186,7 +194,7 @@ def _shrunk(unit: Unit, evades: str, strategy: object, seen: dict[str, Verdict])
 
     try:
         best[0] = find(
-            strategy,  # type: ignore[arg-type]
+            strategy,
             evading,
             settings=settings(
                 max_examples=max(unit.examples, 20), database=None, deadline=None,
