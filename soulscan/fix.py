@@ -1,10 +1,13 @@
 """Remove hidden characters that have no business in an agent's context file.
 
-What goes: the runtime's invisible set, bidi marks and controls, invisible operators,
-interlinear annotation controls, Unicode tag characters, and variation selectors, unless
-the character is part of something a human can see:
+What goes: the runtime's invisible set, bidi marks and controls, invisible operators, the
+soft hyphen, blank fillers (Hangul, Khmer), format controls that render as nothing,
+Unicode tag characters and variation selectors, unless the character is part of something
+a human can see:
 
 * a zero-width joiner between two emoji (a ZWJ sequence such as 👩‍💻);
+* a zero-width (non-)joiner between two letters of a script whose spelling uses it
+  (Persian, Devanagari, ...), never between Latin, Greek or Cyrillic letters;
 * one variation selector right after a visible base character (❤️, keycaps like 1️⃣,
   standardised variants; the ideographic selectors only after an ideograph), so a run
   of selectors smuggling bytes after an emoji loses everything but the first;
@@ -30,20 +33,32 @@ import regex
 
 _REMOVABLE = regex.compile(
     "["
+    "\u00ad"  # soft hyphen
     "\u200b-\u200f"  # zero-width space/non-joiner/joiner, LRM, RLM
     "\u061c"  # Arabic letter mark
+    "\u17b4\u17b5"  # Khmer inherent vowels (deprecated, render as nothing)
     "\u180e"  # Mongolian vowel separator
     "\u202a-\u202e"  # bidi embeddings and overrides
     "\u2060-\u2064"  # word joiner, invisible operators
     "\u2066-\u2069"  # bidi isolates
     "\ufeff"  # zero-width no-break space / BOM
-    "\ufff9-\ufffb"  # interlinear annotation controls
+    "\u3164\uffa0"  # Hangul fillers (blank letters)
+    "\ufff0-\ufffb"  # unassigned specials, interlinear annotation controls
+    "\U0001bca0-\U0001bca3"  # shorthand format controls
+    "\U0001d173-\U0001d17a"  # musical symbol format controls
     "\ufe00-\ufe0f"  # variation selectors
     "\U000e0000-\U000e007f"  # tag characters
-    "\U000e0100-\U000e01ef"  # ideographic variation selectors
+    "\U000e0080-\U000e0fff"  # ideographic variation selectors, unassigned ignorables
     "]"
 )
 _ZWJ = "\u200d"
+_JOINERS = ("\u200c", "\u200d")
+# Letters of scripts whose spelling uses ZWNJ/ZWJ between letters (Persian, Indic, ...).
+_JOINING_LETTER = regex.compile(
+    r"[\p{L}\p{M}--[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}"
+    r"\p{Script=Inherited}]]",
+    regex.V1,
+)
 _EMOJI = regex.compile(r"\p{Extended_Pictographic}")
 _EMOJI_MODIFIER = regex.compile(r"\p{Emoji_Modifier}")
 _IDEOGRAPH = regex.compile(r"\p{Ideographic}")
@@ -101,6 +116,8 @@ def _belongs_to_emoji(char: str, previous: str, following: str) -> bool:
 
     ``previous`` is the last character kept so far, ``following`` the next original one.
     """
+    if char in _JOINERS and _joins_letters(previous, following):
+        return True
     if char == _ZWJ:
         joins_left = bool(previous) and (
             _EMOJI.match(previous) is not None
@@ -113,6 +130,15 @@ def _belongs_to_emoji(char: str, previous: str, following: str) -> bool:
     if "\U000e0100" <= char <= "\U000e01ef":
         return bool(previous) and _IDEOGRAPH.match(previous) is not None
     return False
+
+
+def _joins_letters(previous: str, following: str) -> bool:
+    return (
+        bool(previous)
+        and bool(following)
+        and _JOINING_LETTER.match(previous) is not None
+        and _JOINING_LETTER.match(following) is not None
+    )
 
 
 def _is_visible_base(char: str) -> bool:

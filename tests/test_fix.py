@@ -51,6 +51,9 @@ HIDDEN = (
     "\U000e007f",
     "\U000e0100",
     "\U000e01ef",
+    "\u00ad",
+    "\u3164",
+    "\U0001d173",
 )
 PLAIN = (
     "Be kind.",
@@ -61,6 +64,8 @@ PLAIN = (
     "\u00e9t\u00e9",
     "\u0645\u0631\u062d\u0628\u0627",
     "\u4f60\u597d",
+    "\u0645\u06cc",
+    "\u0915\u094d",
     "\u00ad",
     "\u00a0",
     "\t",
@@ -97,11 +102,20 @@ PLAIN = (
         pytest.param("a\u200d\U0001f600", "a\U0001f600", id="zwj-after-letter"),
         pytest.param("\U0001f600\u200db", "\U0001f600b", id="zwj-before-letter"),
         pytest.param("line\r\nnext\u200b\r\n", "line\r\nnext\r\n", id="crlf-preserved"),
+        pytest.param(
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", None, id="persian-zwnj-kept"
+        ),
+        pytest.param("\u0915\u094d\u200d\u0937", None, id="devanagari-zwj-kept"),
+        pytest.param("pay\u200cpal", "paypal", id="latin-zwnj-removed"),
+        pytest.param("\u0645\u200c\ufe00\u0645", "\u0645\ufe00\u0645", id="joiner-before-selector"),
+        pytest.param(
+            "soft\u00adhyphen \u3164 filler", "softhyphen  filler", id="soft-hyphen-filler"
+        ),
     ]
     + [pytest.param(seq, seq, id=f"keeps-emoji-{i}") for i, seq in enumerate(EMOJI_SEQUENCES)],
 )
-def test_fix_text(text: str, expected: str) -> None:
-    assert fix_text(text).fixed == expected
+def test_fix_text(text: str, expected: str | None) -> None:
+    assert fix_text(text).fixed == (text if expected is None else expected)
 
 
 def _without(text: str, offsets: set[int]) -> str:
