@@ -10,9 +10,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from soulscan.cli import main
-from soulscan.models import Location, ScanReport
+from soulscan.models import FileResult, Location, RuntimeSummary, ScanError, ScanReport
 from soulscan.report.sarif import artifact_uri, dumps, sarif_log
 from tests.report_samples import INJECTION, make_finding, sample_report, sample_rules
 
@@ -254,3 +256,34 @@ def test_scan_of_shared_corpora_validates(
     assert len(run["results"]) > 50
     fingerprints = [r["partialFingerprints"]["soulscan/v1"] for r in run["results"]]
     assert len(set(fingerprints)) == len(fingerprints)
+
+
+@st.composite
+def hostile_reports(draw: st.DrawFn) -> ScanReport:
+    path = draw(st.text(min_size=1, max_size=20))
+    matched = draw(st.text(min_size=1, max_size=20))
+    line = draw(st.integers(min_value=1, max_value=10_000))
+    column = draw(st.integers(min_value=1, max_value=500))
+    end = draw(st.integers(min_value=column, max_value=column + 500))
+    finding = make_finding(
+        draw(st.sampled_from(["prompt_injection", "SS401", "invisible_unicode_U+200B"])),
+        path,
+        matched,
+        Location(line, column, line, end),
+        snippet=draw(st.text(max_size=20)),
+        decoded=draw(st.none() | st.text(max_size=10)),
+    )
+    return ScanReport(
+        (FileResult(path, "agents", RuntimeSummary("load"), (finding,)),),
+        (ScanError(draw(st.text(min_size=1, max_size=10)), draw(st.text(max_size=10))),),
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(hostile_reports())
+def test_any_report_gives_valid_ascii_sarif(report: ScanReport) -> None:
+    text = dumps(sarif_log(report))
+    assert text.isascii()
+    log = json.loads(text)
+    validate(log)
+    check_github_subset(log)
