@@ -262,12 +262,12 @@ def test_hostile_input(tmp_path: Path, case: Case) -> None:
             cwd=root, input=case.stdin, capture_output=True, timeout=TIMEOUT, check=False,
             env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **case.env},
         )
+        after = _snapshot(tmp_path)
     finally:
         for path in (root / "locked", root / "CLAUDE.md"):
             if path.exists() and not path.is_symlink():
                 path.chmod(0o755)
-    after = _snapshot(tmp_path)
-    _remove_tree(root)
+        _remove_tree(root)
     out = completed.stdout.decode("utf-8")
     err = completed.stderr.decode("utf-8")
     assert "Traceback" not in out + err
