@@ -267,3 +267,27 @@ def test_memory_unwritable_home_is_a_one_line_error(
     code, out, err = run(capsys, "memory", "add", "x", "--hermes-home", str(tmp_path))
     assert code == 2 and out == ""
     assert err.startswith("soulscan: error: ") and err.count("\n") == 1
+
+
+def test_render_follows_memory_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    home, project = _home_and_project(tmp_path)
+    (home / "memories" / "USER.md").write_text("Name: Alice", encoding="utf-8")
+    (home / "config.yaml").write_text(
+        "memory:\n  memory_enabled: false\n  user_char_limit: 100\n", encoding="utf-8"
+    )
+    code, out, _ = run(
+        capsys,
+        "render",
+        "--hermes-home",
+        str(home),
+        "--cwd",
+        str(project),
+        "--layer",
+        "volatile",
+        "--hermes-python",
+        "/nonexistent/python",
+    )
+    assert code == 0
+    assert "MEMORY (your personal notes)" not in out
+    assert "USER PROFILE (who the user is) [11% — 11/100 chars]" in out
+    assert "config.yaml: memory.memory_enabled is off" in out

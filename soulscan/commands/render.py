@@ -18,6 +18,7 @@ import click
 
 from soulscan.commands._hermes_options import hermes_home_option, resolve_home, shown, shown_block
 from soulscan.hermes.memory import MemoryStore, sanitise_entries
+from soulscan.hermes.memory_files import configured_char_limits, configured_memory_switches
 from soulscan.hermes.memory_format import (
     BLOCKED_PREFIX,
     TARGET_FILENAMES,
@@ -212,7 +213,13 @@ def command(
 ) -> int:
     """Show the system prompt Hermes 0.19.0 would build from these files."""
     home = resolve_home(hermes_home)
+    memory_limit, user_limit = configured_char_limits(home)
+    memory_on, user_on = configured_memory_switches(home)
     parts = build_system_prompt_parts(
+        memory_char_limit=memory_limit,
+        user_char_limit=user_limit,
+        memory_enabled=memory_on,
+        user_profile_enabled=user_on,
         hermes_home=home,
         cwd=cwd,
         context_length=context_length,
@@ -220,6 +227,9 @@ def command(
         hermes_python=hermes_python,
     )
     notes = findings(parts, cwd.resolve())
+    for name, enabled in (("memory_enabled", memory_on), ("user_profile_enabled", user_on)):
+        if not enabled:
+            notes.append(f"config.yaml: memory.{name} is off, so that block is not in the prompt")
     budget = budgets(parts, home, context_length)
     click.echo((_as_json if fmt == "json" else _as_text)(parts, notes, budget, layer))
     return 0

@@ -53,6 +53,16 @@ def configured_char_limits(hermes_home: str | os.PathLike[str]) -> tuple[int, in
         return DEFAULT_CHAR_LIMITS["memory"], DEFAULT_CHAR_LIMITS["user"]
 
 
+def configured_memory_switches(hermes_home: str | os.PathLike[str]) -> tuple[bool, bool]:
+    """``memory.memory_enabled`` / ``user_profile_enabled`` (both default on), as truth values."""
+    section = read_hermes_config(Path(hermes_home)).get("memory")
+    if not isinstance(section, dict):
+        return True, True
+    return bool(section.get("memory_enabled", True)), bool(
+        section.get("user_profile_enabled", True)
+    )
+
+
 def sanitise_entries(entries: Sequence[str], filename: str) -> list[str]:
     """The snapshot view: entries that trip the strict scan become placeholders.
 
