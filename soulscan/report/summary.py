@@ -1,5 +1,8 @@
 """A Markdown job summary: one table row per file with its runtime verdict.
 
+"Reach the model" counts the findings Hermes does not block that sit in text the model
+is shown: what gets past the runtime.
+
 Written for ``$GITHUB_STEP_SUMMARY``. File names and runtime details come from the
 repository under review, so they are escaped twice over: ``escape_text`` makes hidden
 characters visible, then every ASCII punctuation character gets a Markdown backslash
@@ -35,8 +38,8 @@ def render(report: ScanReport, options: RenderOptions | None = None) -> str:
     ]
     if report.files:
         lines += [
-            f"| File | Kind | {RUNTIME} verdict | Findings | Worst |",
-            "| --- | --- | --- | ---: | --- |",
+            f"| File | Kind | {RUNTIME} verdict | Findings | Reach the model | Worst |",
+            "| --- | --- | --- | ---: | ---: | --- |",
             *(_row(file) for file in report.files),
             "",
         ]
@@ -57,6 +60,7 @@ def _row(file: FileResult) -> str:
         markdown_text(file.kind),
         _verdict(file),
         str(len(file.findings)),
+        str(sum(f.runtime_visible and f.runtime_effect == "none" for f in file.findings)),
         "" if worst is None else str(worst),
     )
     return "| " + " | ".join(cells) + " |"
