@@ -1,6 +1,6 @@
 """Differential test: soulscan's MemoryStore against Hermes 0.19.0's, step by step.
 
-Hypothesis draws operation sequences — adds, replaces, removes, batches and raw tool calls
+Hypothesis draws operation sequences — adds, replaces, removes, batches (malformed ops included) and raw tool calls
 on both targets, reloads, failure resets, and outside writers replacing a memory file with
 arbitrary bytes (CRLF, BOMs, blank lines around ``§``, ``§`` inside entries, invalid UTF-8)
 — with small budgets so every refusal path is reached. The same sequence runs in the real
@@ -75,7 +75,7 @@ def _old_texts() -> st.SearchStrategy[str]:
 _targets = st.sampled_from(["memory", "memory", "memory", "user"])
 
 
-def _batch_ops() -> st.SearchStrategy[list[dict[str, Any]]]:
+def _batch_ops() -> st.SearchStrategy[list[Any]]:
     op = st.fixed_dictionaries(
         {"action": st.sampled_from(["add", "replace", "remove", "bogus", None])},
         optional={
@@ -83,7 +83,8 @@ def _batch_ops() -> st.SearchStrategy[list[dict[str, Any]]]:
             "old_text": st.one_of(_old_texts(), st.none()),
         },
     )
-    return st.lists(op, min_size=0, max_size=4)
+    malformed = st.sampled_from([None, {}, "add", {"action": "add", "content": 7}])
+    return st.lists(st.one_of(op, op, op, op, op, op, malformed), min_size=0, max_size=4)
 
 
 def _file_bytes() -> st.SearchStrategy[bytes]:
@@ -146,7 +147,9 @@ def _steps() -> st.SearchStrategy[list[dict[str, Any]]]:
                     "target": st.sampled_from(["memory", "user", "notes", None]),
                     "content": st.one_of(_texts(), st.none()),
                     "old_text": st.one_of(_old_texts(), st.none()),
-                    "operations": st.one_of(_batch_ops(), st.none()),
+                    "operations": st.one_of(
+                        _batch_ops(), st.none(), st.just({"action": "add"}), st.just("add")
+                    ),
                 },
             ),
         ),
