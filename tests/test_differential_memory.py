@@ -1,13 +1,13 @@
 """Differential test: soulscan's MemoryStore against Hermes 0.19.0's, step by step.
 
 Hypothesis draws operation sequences — adds, replaces, removes, batches (malformed items
-included) and raw tool calls on both targets, reloads, failure resets, and outside writers replacing a memory file with
-arbitrary bytes (CRLF, BOMs, blank lines around ``§``, ``§`` inside entries, invalid UTF-8)
-— with small budgets so every refusal path is reached. The same sequence runs in the real
-runtime (the oracle) and in soulscan, each in its own fresh home; after every step the
-result (or the exception raised), both live lists, the frozen snapshot, the bytes of both
-files and the backup names must be identical. The number of sequences and steps compared is
-printed (``-s``); ``--slow`` runs many more.
+included) and raw tool calls on both targets, reloads, failure resets, and outside writers
+replacing a memory file with arbitrary bytes (CRLF, BOMs, blank lines around ``§``, ``§``
+inside entries, invalid UTF-8) — with small budgets so every refusal path is reached. The
+same sequence runs in the real runtime (the oracle) and in soulscan, each in its own fresh
+home; after every step the result (or the exception raised), both live lists, the frozen
+snapshot, the bytes of both files and the backup names must be identical. The number of
+sequences and steps compared is printed (``-s``); ``--slow`` runs many more.
 """
 
 from __future__ import annotations
