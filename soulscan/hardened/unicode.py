@@ -31,6 +31,7 @@ CONTROL = "control-character"
 ANSI = "ansi-escape"
 STACKED_MARKS = "stacked-combining-marks"
 HOMOGLYPH = "mixed-script-homoglyph"
+SOFT_HYPHEN = "soft-hyphen"
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class UnicodeIssue:
 
 _GRAPHEME = regex.compile(r"\X")
 _SUSPECT = regex.compile(
-    r"[\p{Default_Ignorable_Code_Point}\p{Cf}\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2800\U000E0000-\U000E007F]"
+    r"[\p{Default_Ignorable_Code_Point}\p{Cf}\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u2800\U000E0000-\U000E007F]"
 )
 _EMOJI = regex.compile(
     r"[\p{Extended_Pictographic}\p{Emoji}\p{Emoji_Modifier}\p{Regional_Indicator}]"
@@ -154,6 +155,8 @@ def _legit_in_emoji(text: str, index: int, cluster: str) -> bool:
 
 
 def _classify(char: str) -> str:
+    if char == "\u00ad":
+        return SOFT_HYPHEN  # a hyphenation hint: common in text pasted from the web
     if char in _BIDI_EMBEDDING:
         return BIDI_CONTROL
     if char in _BIDI_MARKS:
