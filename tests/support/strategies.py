@@ -131,6 +131,7 @@ def token() -> st.SearchStrategy[str]:
     return st.one_of(
         word.flatmap(_case_variant),
         word.flatmap(_lookalike_word),
+        st.sampled_from(PHRASES),
         st.sampled_from(PHRASES).flatmap(_case_variant),
         st.sampled_from(PHRASES).flatmap(_lookalike_word),
         html_comment(),
