@@ -145,3 +145,10 @@ def test_runtime_document_makes_the_unscanned_tail_exact() -> None:
             short, kind="agents", runtime=load_document("AGENTS.md", "agents", data=short.encode())
         )
     )
+
+
+def test_tiny_context_cap_in_config() -> None:
+    assert "SS703" in _ids(
+        analyze("display:\n  skin: default\ncontext_file_max_chars: 3\n", kind="config")
+    )
+    assert "SS703" not in _ids(analyze("context_file_max_chars: 40000\n", kind="config"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from soulscan.engine.matcher import rule_finditer
-from soulscan.engine.rulepack import Rule, builtin_packs
+from soulscan.engine.rulepack import FILE_KINDS, Rule, builtin_packs
 from soulscan.hardened.decode import decode_blobs
 from soulscan.hardened.frontmatter_view import frontmatter_span
 from soulscan.hardened.quoted import QuotedRegions
@@ -27,18 +27,9 @@ if TYPE_CHECKING:
     from soulscan.hermes.documents import RuntimeDocument
 
 MAX_DECODE_DEPTH = 2
-KINDS = (
-    "soul",
-    "hermes",
-    "agents",
-    "claude",
-    "cursorrules",
-    "mdc",
-    "memory",
-    "user",
-    "skill",
-    "payload",
-)
+# The pipeline passes soul|hermes|agents|claude|cursorrules|mdc|memory|user|skill|payload;
+# any kind a rule pack may name (config, cron, prefill, ...) is accepted too.
+KINDS = FILE_KINDS
 
 
 @dataclass(frozen=True)
@@ -284,6 +275,6 @@ def analyze(text: str, *, kind: str, runtime: RuntimeDocument | None = None) -> 
     assumes the worst case (a large context window loads everything past the scan window).
     """
     if kind not in KINDS:
-        raise ValueError(f"unknown file kind {kind!r} (known: {', '.join(KINDS)})")
+        raise ValueError(f"unknown file kind {kind!r} (known: {', '.join(sorted(KINDS))})")
     matches = _Analysis(text, kind, 0, runtime).run()
     return _dedupe(_mark_unscanned(_demote_quoted(text, matches), kind))
