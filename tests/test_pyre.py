@@ -107,3 +107,16 @@ def test_runtime_pack_rules_use_translation() -> None:
     pack = runtime_pack()
     assert pack.dialect == "python-re"
     assert len(pack.rules) == 36
+
+
+def test_guard_membership_equals_the_guard_regex() -> None:
+    from soulscan.engine.matcher import _guard_chars, text_needs_exact
+
+    guard = pyre.exactness_guard()
+    if guard is None:
+        pytest.skip("this interpreter's Unicode tables agree with regex's")
+    expected = frozenset(regex.findall(guard, ALL_TEXT, flags=regex.V1))
+    assert _guard_chars(guard) == expected
+    odd = min(expected)
+    assert text_needs_exact(f"plain {odd} text", guard)
+    assert not text_needs_exact("plain ascii text", guard)

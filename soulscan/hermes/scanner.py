@@ -11,6 +11,7 @@ once. The runtime orders several invisible findings by Python set iteration
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from dataclasses import dataclass
 
@@ -45,6 +46,11 @@ def rules_for_scope(scope: str) -> tuple[Rule, ...]:
     members = _SCOPE_MEMBERS.get(scope)
     if members is None:
         raise ValueError(f"scan_for_threats: unknown scope {scope!r}")
+    return _rules_in(members)
+
+
+@functools.cache
+def _rules_in(members: frozenset[str]) -> tuple[Rule, ...]:
     return tuple(rule for rule in runtime_pack().rules if rule.scope in members)
 
 
@@ -54,9 +60,10 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
         return []
     window = text[:MAX_SCAN_CHARS]
     findings = [invisible_id(ch) for ch in sorted(set(window) & _pack_invisible())]
-    normalised = PreparedText(unicodedata.normalize("NFKC", window))
-    for rule in rules_for_scope(scope):
-        if rule_search(rule, normalised):
+    rules = rules_for_scope(scope)
+    prepared = PreparedText(unicodedata.normalize("NFKC", window))
+    for rule in rules:
+        if prepared.may_match(rule) and rule_search(rule, prepared):
             findings.append(rule.id)
     return findings
 
