@@ -130,7 +130,7 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
     config = draw(st.sampled_from((*CONFIG_VALUES, "absent", "absent", "absent", "malformed")))
     if config != "absent":
         home["config.yaml"] = config_yaml(config)
-    if draw(st.integers(0, 9)) == 0:
+    if draw(st.integers(0, 9)) == 0 and not any(k.startswith(".cursor/rules/") for k in project):
         project[".cursor/rules"] = b"a file where the rules directory would be"
     return TreeInput(
         project=project,
