@@ -91,3 +91,54 @@ def test_state_db_written_by_the_runtime(tmp_path: Path) -> None:
     after = {p.name: (p.read_bytes(), os.stat(p).st_mtime_ns) for p in root.iterdir() if p.is_file()}
     assert errors == [] and before == after
     assert [i.key for i in items] == ["sessions[id=s9].system_prompt"]
+
+
+# Platform hints and coding instructions, resolved by the runtime's own functions.
+RESOLVE_PROBE = """
+import json, sys
+from agent.system_prompt import _resolve_platform_hint
+from agent.coding_context import _coding_instructions
+class Agent: pass
+out = []
+for case in json.loads(sys.stdin.read()):
+    agent = Agent()
+    agent._platform_hint_overrides = case["platform_hints"]
+    out.append({"hint": _resolve_platform_hint(agent, "slack", "DEFAULT HINT"),
+                "coding": _coding_instructions({"agent": {"coding_instructions": case["coding"]}})})
+print(json.dumps(out))
+"""
+
+RESOLVE_CASES = [
+    pytest.param({"slack": "  Extra text.  "}, "One rule.", id="bare-string"),
+    pytest.param({"slack": {"replace": "Only this.", "append": "And this."}}, ["a", " ", "b "], id="replace-append"),
+    pytest.param({"slack": {"append": "Appended."}}, [], id="append"),
+    pytest.param({"slack": {"replace": "   ", "append": "Kept."}}, "", id="blank-replace"),
+    pytest.param({"slack": 42, "discord": "other"}, ["x", 3], id="malformed"),
+]
+
+
+@pytest.mark.parametrize(("hints", "coding"), RESOLVE_CASES)
+def test_config_prompt_pieces_are_what_the_runtime_injects(tmp_path: Path, hints: Any, coding: Any) -> None:
+    import yaml
+
+    from soulscan.audit.config_prompts import config_prompt_items
+
+    if not ORACLE_PYTHON.exists():
+        unavailable(f"{ORACLE_PYTHON} is missing")
+    case = {"platform_hints": hints, "coding": coding}
+    done = subprocess.run([str(ORACLE_PYTHON), "-I", "-c", RESOLVE_PROBE], input=json.dumps([case]),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (resolved,) = json.loads(done.stdout)
+    (tmp_path / "config.yaml").write_text(
+        yaml.safe_dump({"platform_hints": hints, "agent": {"coding_instructions": coding}}), encoding="utf-8")
+    items = config_prompt_items(load_home("default", tmp_path), {})
+    texts = {i.key: i.source.text for i in items if i.source is not None}
+    hint_pieces = [t.strip() for k, t in texts.items() if k.startswith("platform_hints.slack")]
+    rest = resolved["hint"]
+    for piece in hint_pieces:
+        assert piece in rest
+        rest = rest.replace(piece, "", 1)
+    assert rest.replace("DEFAULT HINT", "", 1).strip() == ""
+    coding_pieces = [t.strip() for k, t in texts.items() if k.startswith("agent.coding_instructions")]
+    assert "\n".join(p for p in coding_pieces if p) == resolved["coding"]
