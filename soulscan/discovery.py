@@ -135,13 +135,13 @@ class _Walker:
 
     def add_hermes_home(self, home: Path) -> None:
         soul, memory, user = hermes_home_paths(home)
-        if not soul.exists() and not soul.is_symlink():
+        if not _present(soul):
             self.notes.append(
                 f"{escape_text(str(soul))} does not exist: Hermes 0.19.0 would write its "
                 "default SOUL.md there on first start (soulscan never writes into a home)"
             )
         for path, kind in ((soul, "soul"), (memory, "memory"), (user, "user")):
-            if path.exists() or path.is_symlink():
+            if _present(path):
                 self._add_file(path, str(path), kind)
 
     def add_argument(self, argument: str) -> None:
@@ -244,7 +244,7 @@ class _Walker:
             return False
         identity = (info.st_dev, info.st_ino)
         if identity in self._seen_directories:
-            if directory.is_symlink():
+            if os.path.islink(directory):
                 self.notes.append(f"{escape_text(str(directory))}: symbolic link to a directory "
                                   "already scanned (a loop or a duplicate); not walked again")
             return False
@@ -267,9 +267,23 @@ class _Walker:
         )
 
 
+def _present(path: Path) -> bool:
+    """Whether anything (a dangling link too) has this name; never raises."""
+    try:
+        os.lstat(path)
+    except OSError:
+        return False
+    return True
+
+
 def _vendored(directory: Path) -> bool:
     """Version control, dependencies and virtual environments (any name): not project files."""
-    return directory.name in SKIPPED_DIRECTORIES or (directory / "pyvenv.cfg").is_file()
+    if directory.name in SKIPPED_DIRECTORIES:
+        return True
+    try:
+        return stat.S_ISREG(os.stat(directory / "pyvenv.cfg").st_mode)
+    except OSError:  # absent, or the directory is unreadable: walking it reports that
+        return False
 
 
 def _file_type(mode: int) -> str:
@@ -288,7 +302,7 @@ def describe_os_error(exc: OSError, path: Path) -> str:
     if exc.errno == errno.ELOOP:
         return "symbolic link loop"
     if exc.errno == errno.ENOENT:
-        return "dangling symbolic link" if path.is_symlink() else "no such file or directory"
+        return "dangling symbolic link" if os.path.islink(path) else "no such file or directory"
     if exc.errno in (errno.EACCES, errno.EPERM):
         return "permission denied"
     return exc.strerror or type(exc).__name__

@@ -5,8 +5,9 @@ Occurrences of the runtime's own rules are found by running them over each regio
 characters only, exactly as Hermes decides it. So a payload past the scan window is still
 located, and marked as not scanned by the runtime and without runtime effect.
 
-Hardened findings (what the runtime misses) come from ``soulscan.hardened.analyze``; one
-that merely restates a runtime occurrence is dropped. Every string a finding carries is
+Hardened findings (what the runtime misses) come from ``soulscan.hardened.analyze`` and
+the project's own rule packs (``soulscan.extra_packs``); one that merely restates a runtime
+occurrence is dropped. Every string a finding carries is
 redacted, escaped and bounded here, so reporters never see raw file text.
 """
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from soulscan.engine.rulepack import Rule
+from soulscan.extra_packs import extra_matches
 from soulscan.hardened.secrets import redact
 from soulscan.hermes.documents import RuntimeDocument
 from soulscan.hermes.scanner import runtime_matches
@@ -72,7 +74,7 @@ def _invisible_facts(rule_id: str, char: str, scope: str) -> _RuleFacts:
 
 
 def document_findings(
-    document: RuntimeDocument, display: str, profile: str
+    document: RuntimeDocument, display: str, profile: str, rule_packs: tuple[str, ...] = ()
 ) -> tuple[Finding, ...]:
     """Every finding of a decoded document, in file order, runtime ones first at a tie.
 
@@ -89,6 +91,8 @@ def document_findings(
             runtime.extend(_runtime_findings(context, region))
         if profile in ("hardened", "all"):
             hardened.extend(_hardened_findings(context, document, region))
+            if rule_packs:
+                hardened.extend(_project_pack_findings(context, document, region, rule_packs))
     restates = _runtime_cover(runtime)
     collected = runtime + [f for f in hardened if not restates(f)]
     collected = _count_omitted(collected, context.occurrences)
@@ -178,6 +182,17 @@ def _hardened_findings(
             context, region, _RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
             decoded=match.decoded, detail=match.detail,
         )
+
+
+def _project_pack_findings(
+    context: _FileContext, document: RuntimeDocument, region: Region, packs: tuple[str, ...]
+) -> Iterator[Finding]:
+    """Findings of the project's own rule packs (config ``rule-packs``): not the runtime's."""
+    for rule, start, end in extra_matches(region.text, document.kind, packs):
+        if not context.admit(rule.id):
+            continue
+        span = Span(region.offset + start, region.offset + end)
+        yield _finding(context, region, _RuleFacts.of(rule), ORIGIN_HARDENED, span, EFFECT_NONE)
 
 
 def _finding(

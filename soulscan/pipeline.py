@@ -46,6 +46,7 @@ class ScanOptions:
     hermes_home: Path | None = None
     context_length: int | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    rule_packs: tuple[str, ...] = ()  # project packs (config rule-packs), run with hardened
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,9 @@ def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult
     )
     findings: tuple[Finding, ...] = ()
     if document.text is not None:
-        findings = document_findings(document, target.display, options.profile)
+        findings = document_findings(
+            document, target.display, options.profile, options.rule_packs
+        )
     return FileResult(target.display, target.kind, document.summary, findings)
 
 

@@ -59,7 +59,10 @@ def _losers(
     directory: Path, members: list[FileResult], hermes_files: list[FileResult]
 ) -> list[tuple[FileResult, str]]:
     loadable = [m for m in members if m.runtime.action != "skip"]
-    found = find_hermes_md(directory)
+    try:
+        found = find_hermes_md(directory)
+    except OSError:  # an unreadable parent directory: no claim either way
+        return []
     if found is not None:
         # It may sit in a parent directory (Hermes walks up to the git root).
         scanned = next((h for h in hermes_files if _same_file(h, found)), None)

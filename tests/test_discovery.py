@@ -209,3 +209,16 @@ def test_parent_hermes_md_of_a_directory_argument(
 ) -> None:
     _tree(tmp_path, files)
     assert _found(discover([str(tmp_path / argument)]), tmp_path) == expected
+
+
+def test_unreadable_directory_probe_never_crashes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path, {"ok/AGENTS.md": "a"})
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(path).endswith("pyvenv.cfg"):
+            raise PermissionError(13, "Permission denied")
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    assert _found(discover([str(tmp_path)]), tmp_path) == [("ok/AGENTS.md", "agents")]

@@ -19,6 +19,7 @@ from soulscan import baseline as baselines
 from soulscan.config import load_settings
 from soulscan.discovery import KINDS, discover
 from soulscan.errors import SoulscanError
+from soulscan.extra_packs import extra_rules
 from soulscan.models import ScanReport, Severity
 from soulscan.pipeline import PROFILES, ScanOptions, run_scan
 from soulscan.policy import apply_policy
@@ -136,7 +137,9 @@ def command(
         hermes_home=home,
         context_length=context_length or settings.context_length,
         max_file_size=parse_size(max_file_size),
+        rule_packs=tuple(str(path) for path in settings.rule_packs),
     )
+    extra_rules(options.rule_packs)  # a broken project pack stops here, with one line
     if not paths:
         paths = settings.paths or (() if home is not None else (".",))
     discovery = discover(
