@@ -338,3 +338,45 @@ def test_json_reports_satisfy_the_published_schema(
     validator.validate(json.loads((GOLDEN / "scan.json").read_text(encoding="utf-8")))
     with pytest.raises(jsonschema.ValidationError):  # the "safe" pattern has teeth
         validator.validate({**json.loads(out), "errors": [{"path": "a\u202eb", "message": "m"}]})
+
+
+TEAM_PACK = """\
+pack: {id: team, name: Team rules, dialect: regex}
+rules:
+- id: TEAM100
+  name: no-pirates
+  scope: all
+  severity: medium
+  confidence: high
+  message: Pirate speak is not our style.
+  pattern: 'arr+\\b'
+  view: raw
+  examples: {match: [arrr], no-match: [array]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("pack", "expected_code", "expected_rules"),
+    [
+        pytest.param(TEAM_PACK, 1, ["TEAM100"], id="project-rule-reported"),
+        pytest.param(TEAM_PACK.replace("scope: all", "scope: nowhere"), 2, None, id="broken-pack"),
+    ],
+)
+def test_project_rule_packs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    pack: str, expected_code: int, expected_rules: list[str] | None,
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "team.yaml").write_text(pack, encoding="utf-8")
+    (tmp_path / ".soulscan.yaml").write_text("rule-packs: [team.yaml]\n", encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text("Say arrr to users.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(capsys, "--format", "json", "--fail-on", "medium")
+    assert code == expected_code
+    if expected_rules is None:
+        assert len(err.splitlines()) == 1 and err.startswith("soulscan: error: ")
+    else:
+        [entry] = json.loads(out)["files"]
+        assert [(f["rule_id"], f["origin"], f["column"]) for f in entry["findings"]] == [
+            ("TEAM100", "hardened", 5)
+        ]
