@@ -17,7 +17,7 @@ import click
 
 from soulscan import baseline as baselines
 from soulscan.config import load_settings
-from soulscan.discovery import KINDS, discover
+from soulscan.discovery import KINDS, Discovery, discover
 from soulscan.errors import SoulscanError
 from soulscan.extra_packs import extra_rules
 from soulscan.models import ScanReport, Severity
@@ -26,6 +26,7 @@ from soulscan.policy import apply_policy
 from soulscan.report import FORMATS, RenderOptions, render
 from soulscan.report.escape import escape_text
 from soulscan.shadowing import shadowing_notes
+from soulscan.skill_report import SKILL_KIND, scan_skills
 
 FAIL_ON_BLOCK = "block"
 FAIL_ON_NEVER = "never"
@@ -77,8 +78,9 @@ def use_color(no_color: bool) -> bool:
 
 @click.command(name="scan")
 @click.argument("paths", nargs=-1, type=str)
-@click.option("--as", "forced_kind", type=click.Choice(KINDS),
-              help="Scan every given file as this kind of Hermes file (default: by name).")
+@click.option("--as", "forced_kind", type=click.Choice((*KINDS, SKILL_KIND)),
+              help="Scan every given file as this kind of Hermes file (default: by name); "
+                   "skill: each PATH is one skill, judged by the runtime's skills guard.")
 @click.option("--format", "format_name", type=click.Choice(sorted(FORMATS)), default="text",
               show_default=True, help="Output format.")
 @click.option("--profile", type=click.Choice(PROFILES), default=None,
@@ -142,15 +144,19 @@ def command(
     extra_rules(options.rule_packs)  # a broken project pack stops here, with one line
     if not paths:
         paths = settings.paths or (() if home is not None else (".",))
-    discovery = discover(
-        paths,
-        forced_kind=forced_kind,
-        hermes_home=home,
-        exclude=(*settings.exclude, *exclude),
-        follow_symlinks=follow_symlinks,
-    )
-    with _progress(len(discovery.targets), enabled=not quiet) as advance:
-        scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance)
+    if forced_kind == SKILL_KIND:
+        discovery = Discovery(())
+        scanned = scan_skills(paths, profile=options.profile)
+    else:
+        discovery = discover(
+            paths,
+            forced_kind=forced_kind,
+            hermes_home=home,
+            exclude=(*settings.exclude, *exclude),
+            follow_symlinks=follow_symlinks,
+        )
+        with _progress(len(discovery.targets), enabled=not quiet) as advance:
+            scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance)
     baseline_file = baseline_path or settings.baseline
     outcome = apply_policy(
         scanned, settings, baseline=baselines.load(baseline_file) if baseline_file else None
