@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,7 @@ from soulscan.models import EFFECT_BLOCKS_FILE, ORIGIN_RUNTIME, RuntimeSummary
 KIND = "cron"
 CONTEXT_LIMIT = 8000
 _HEX = frozenset("0123456789abcdef")
+_SKILL_NAME = re.compile(r"[\w.-]{1,128}")
 
 
 @functools.cache
@@ -73,7 +75,8 @@ def _load_jobs(path: Path) -> tuple[list[Any], Marks, KeyPath]:
 
 def _context_inputs(home: Home, job: dict[str, Any]) -> Iterator[_Input]:
     sources = job.get("context_from")
-    for job_id in [sources] if isinstance(sources, str) else (sources or []):
+    listed = [sources] if isinstance(sources, str) else sources if isinstance(sources, list) else []
+    for job_id in listed:
         if not job_id or not isinstance(job_id, str) or not set(job_id) <= _HEX:
             continue
         outputs = home.path / "cron" / "output" / job_id
@@ -92,6 +95,8 @@ def _context_inputs(home: Home, job: dict[str, Any]) -> Iterator[_Input]:
 def _skill_inputs(home: Home, names: list[str]) -> Iterator[_Input]:
     skills = home.path / "skills"
     for name in names:
+        if not _SKILL_NAME.fullmatch(name):
+            continue  # not a name the runtime could resolve to a skill directory
         for skill_file in sorted(skills.glob(f"**/{name}/SKILL.md")) if skills.is_dir() else ():
             try:
                 raw = skill_file.read_text(encoding="utf-8")
@@ -142,7 +147,7 @@ def cron_items(home: Home) -> list[AuditItem]:
     path = home.path / "cron" / "jobs.json"
     try:
         jobs, marks, base = _load_jobs(path)
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return []
     items: list[AuditItem] = []
     for position, job in enumerate(jobs):

@@ -34,7 +34,7 @@ def _records(directory: Path) -> list[tuple[Path, str, Any]]:
         try:
             text = path.read_text(encoding="utf-8")
             found.append((path, text, json.loads(text)))
-        except (OSError, UnicodeDecodeError, ValueError):
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             continue
     return found
 

@@ -75,7 +75,7 @@ def prefill_items(home: Home, env: dict[str, EnvValue]) -> list[AuditItem]:
     try:
         file_text = path.read_text(encoding="utf-8")
         messages = json.loads(file_text)
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return [AuditItem(shown, KIND, "", None, RuntimeSummary(
             "skip", detail="Hermes cannot read this prefill file as JSON and ignores it"))]
     if not isinstance(messages, list):

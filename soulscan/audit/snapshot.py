@@ -67,7 +67,7 @@ def read_snapshot(home_path: Path) -> Snapshot | None:
     try:
         text = path.read_text(encoding="utf-8")
         data = json.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None if not path.exists() else Snapshot(path, "", {}, Marks(""), False)
     if not isinstance(data, dict):
         return Snapshot(path, text, {}, Marks(text), False)

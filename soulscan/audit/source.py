@@ -43,6 +43,8 @@ class SourceText:
     start: int = 0  # offsets into file_text of the value's node
     end: int = 0
     _index: LineIndex | None = field(default=None, compare=False, repr=False)
+    _starts: list[int | None] | None = field(default=None, compare=False, repr=False)
+    _text_index: LineIndex | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def detached(cls, text: str) -> SourceText:
@@ -55,27 +57,34 @@ class SourceText:
             object.__setattr__(self, "_index", LineIndex.of(self.file_text))
         return self._index
 
+    def _line_starts(self) -> list[int | None]:
+        """File offset of each line of ``text`` found verbatim, in order (cached)."""
+        if self._starts is None:
+            assert self.file_text is not None
+            starts: list[int | None] = []
+            cursor = self.start
+            for line in self.text.split("\n"):
+                found = self.file_text.find(line, cursor, self.end) if line.strip() else -1
+                if found == -1 and line.endswith("...") and len(line) > 3:
+                    # A description the runtime cut shows "..." that the file does not have.
+                    found = self.file_text.find(line[:-3], cursor, self.end)
+                starts.append(None if found == -1 else found)
+                if found != -1:  # a repeated line maps to its own occurrence
+                    cursor = found + len(line)
+            object.__setattr__(self, "_starts", starts)
+        assert self._starts is not None
+        return self._starts
+
     def file_offset(self, offset: int) -> int | None:
         """The file offset of ``text[offset]`` when its line is found verbatim."""
         if self.file_text is None:
             return None
-        line_start = self.text.rfind("\n", 0, offset) + 1
-        line_end = self.text.find("\n", offset)
-        line = self.text[line_start : line_end if line_end != -1 else len(self.text)]
-        if not line.strip():
-            return None
-        # Earlier lines are located first so a repeated line maps to its own occurrence.
-        cursor = self.start
-        for previous in self.text[:line_start].split("\n")[:-1]:
-            if previous.strip():
-                found = self.file_text.find(previous, cursor, self.end)
-                if found != -1:
-                    cursor = found + len(previous)
-        found = self.file_text.find(line, cursor, self.end)
-        if found == -1 and line.endswith("...") and len(line) > 3:
-            # A description the runtime cut shows "..." that the file does not have.
-            found = self.file_text.find(line[:-3], cursor, self.end)
-        return None if found == -1 else found + (offset - line_start)
+        if self._text_index is None:
+            object.__setattr__(self, "_text_index", LineIndex.of(self.text))
+        assert self._text_index is not None
+        line, column = self._text_index.position(offset)
+        found = self._line_starts()[line - 1]
+        return None if found is None else found + column - 1
 
     def location(self, start: int, end: int) -> Location:
         """Location in the file of ``text[start:end]`` (value start, or 1:1, when unknown)."""
@@ -100,20 +109,27 @@ class Marks:
         self._regions: dict[KeyPath, tuple[int, int]] = {}
         try:
             root = yaml.compose(file_text, Loader=_COMPOSER)
-        except (yaml.YAMLError, ValueError):
+        except (yaml.YAMLError, ValueError, RecursionError):
             root = None
         if root is not None:
-            self._walk(root, ())
+            self._walk(root)
 
-    def _walk(self, node: yaml.Node, path: KeyPath) -> None:
-        self._regions[path] = (node.start_mark.index, node.end_mark.index)
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
-                    self._walk(value, (*path, key.value))
-        elif isinstance(node, yaml.SequenceNode):
-            for position, item in enumerate(node.value):
-                self._walk(item, (*path, position))
+    def _walk(self, root: yaml.Node) -> None:
+        # Iterative, and each node once: an alias repeats a node, and a chain of aliases
+        # (a "billion laughs" document) would otherwise be walked exponentially often.
+        seen: set[int] = set()
+        pending: list[tuple[yaml.Node, KeyPath]] = [(root, ())]
+        while pending:
+            node, path = pending.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            self._regions[path] = (node.start_mark.index, node.end_mark.index)
+            if isinstance(node, yaml.MappingNode):
+                pending.extend((value, (*path, key.value)) for key, value in node.value
+                               if isinstance(key, yaml.ScalarNode))
+            elif isinstance(node, yaml.SequenceNode):
+                pending.extend((item, (*path, position)) for position, item in enumerate(node.value))
 
     def source(self, path: KeyPath, text: str) -> SourceText:
         """``text`` (the value at ``path``) tied to its file region when the path is known."""
@@ -125,11 +141,6 @@ class Marks:
     def region(self, path: KeyPath) -> tuple[int, int] | None:
         return self._regions.get(_normalised(path))
 
-    def line_of(self, path: KeyPath) -> int:
-        region = self._regions.get(_normalised(path))
-        if region is None:
-            return 1
-        return LineIndex.of(self.file_text).position(region[0])[0]
 
 
 def _normalised(path: KeyPath) -> KeyPath:

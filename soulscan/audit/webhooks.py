@@ -64,7 +64,7 @@ def webhook_items(home: Home) -> list[AuditItem]:
     try:
         text = path.read_text(encoding="utf-8")
         dynamic = json.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return items
     if not isinstance(dynamic, dict):
         return items
