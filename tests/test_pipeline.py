@@ -7,8 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from soulscan.discovery import Target, discover
+from soulscan.hermes.documents import load_document
 from soulscan.models import FileResult, ScanError
 from soulscan.pipeline import ScanOptions, run_scan, scan_target
 
@@ -194,3 +197,18 @@ def test_occurrences_per_rule_are_capped_and_counted(tmp_path: Path) -> None:
     assert len(invisible) == MAX_OCCURRENCES
     assert [f.extra.get("omitted_occurrences") for f in invisible[-2:]] == [None, "250"]
     assert [f.rule_id for f in result.findings][-1] == "prompt_injection"  # other rules unaffected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(
+        ["\ufeff", " ", "\n", "\r\n", "\u00a0", "---\n", "x: 1\n", "§", "\n§\n", "text", INJECTION]
+    ), max_size=14),
+    st.sampled_from(["soul", "hermes", "agents", "mdc", "memory", "user"]),
+)
+def test_regions_are_slices_of_the_file_text(pieces: list[str], kind: str) -> None:
+    """The line/column mapping rests on this: each scanned unit is a slice of the file."""
+    document = load_document("x", kind, data="".join(pieces).encode())
+    assert document.text is not None
+    for region in document.regions:
+        assert document.text[region.offset : region.offset + len(region.text)] == region.text
