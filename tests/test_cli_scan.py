@@ -102,7 +102,7 @@ def test_json_contract(workspace: Path, capsys: pytest.CaptureFixture[str]) -> N
     finding_keys = {
         "rule_id", "severity", "confidence", "scope", "origin", "message", "line", "column",
         "end_line", "end_column", "runtime_visible", "runtime_scanned", "reaches_model",
-        "runtime_effect", "snippet", "decoded", "omitted_occurrences",
+        "runtime_effect", "snippet", "decoded", "detail", "omitted_occurrences",
     }
     assert document["files"]
     for entry in document["files"]:

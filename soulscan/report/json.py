@@ -33,6 +33,7 @@ removed or changed in meaning without bumping ``schema``::
               "runtime_effect": "blocks-file|blocks-entry|none",
               "snippet": str,                 # the matched text, escaped, secrets redacted
               "decoded": str | null,          # a smuggled payload, decoded and escaped
+              "detail": str | null,           # what the rule saw (encoding, secret kind…)
               "omitted_occurrences": int      # further occurrences of this rule in the file
             }                                 # not listed (at most 1,000 are, per rule)
           ]
@@ -133,5 +134,10 @@ def _finding(finding: Finding) -> dict[str, Any]:
         # Already escaped when the finding was built; escaping is idempotent on its output.
         "snippet": escape_text(finding.snippet),
         "decoded": None if finding.decoded is None else escape_text(finding.decoded),
+        "detail": _optional(finding.extra.get("detail")),
         "omitted_occurrences": int(finding.extra.get("omitted_occurrences", "0")),
     }
+
+
+def _optional(text: str | None) -> str | None:
+    return None if text is None else escape_text(text)

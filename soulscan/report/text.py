@@ -112,6 +112,8 @@ def _render_finding(console: Console, finding: Finding) -> None:
     console.print(Text("      " + escape_text(finding.message)))
     if finding.decoded:
         console.print(Text("      decoded: " + escape_text(finding.decoded), style="italic"))
+    if finding.extra.get("detail"):
+        console.print(Text("      detail: " + escape_text(finding.extra["detail"]), style="dim"))
     _render_excerpt(console, finding)
     omitted = finding.extra.get("omitted_occurrences")
     if omitted:
