@@ -306,7 +306,7 @@ def decode_blobs(text: str) -> list[DecodedBlob]:
             if decoded is None or decoded == match.group():
                 continue
             readable = reads_as_text(decoded, min_words=min_words)
-            if readable or (name in ("base64", "hex", "escapes") and _printable(decoded)):
+            if readable or (name in ("base64", "base32", "hex", "escapes", "uu") and _printable(decoded)):
                 found.append(DecodedBlob(name, start, end, decoded, readable))
                 taken.append((start, end))
                 if len(found) >= MAX_BLOBS:
