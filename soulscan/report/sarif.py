@@ -222,7 +222,9 @@ def verdict_text(file: FileResult, finding: Finding) -> str:
         return f"Hermes 0.19.0 blocks this file ({', '.join(file.runtime.ids)})."
     if finding.runtime_effect == "blocks-entry":
         return "Hermes 0.19.0 blocks this memory entry."
-    if finding.runtime_visible:
+    # reaches_model also covers text the runtime never scans (past its scan window, or a
+    # surface it injects unscanned: config prompts, prefill, the skills index).
+    if finding.runtime_visible or finding.extra.get("reaches_model") == "true":
         return "Hermes 0.19.0 does not catch this; the model sees it."
     return "Hermes 0.19.0 does not show this span to the model."
 
