@@ -120,6 +120,8 @@ def test_every_format_carries_findings_and_never_the_env_secret(
         jsonschema.validators.validator_for(schema)(schema).validate(json.loads(out))
     if format_name in ("text", "json", "sarif"):
         assert "not scanned by Hermes" in out
+    if format_name in ("sarif", "github"):
+        assert "the model sees it" in out and "does not show this span" not in out
     if format_name == "sarif":
         if not SARIF_SCHEMA.is_file():
             pytest.skip(f"SARIF schema not found at {SARIF_SCHEMA}")
