@@ -101,7 +101,10 @@ def _characters(count: int) -> str:
 def _render_finding(console: Console, finding: Finding) -> None:
     location = finding.location
     line = Text("  ")
-    line.append(f"{location.line}:{location.column}", style="bold")
+    where = f"{location.line}:{location.column}"
+    if location.end_line != location.line:
+        where += f"-{location.end_line}:{location.end_column}"
+    line.append(where, style="bold")
     line.append("  ")
     severity = str(finding.severity)
     line.append(severity, style=_SEVERITY_STYLES.get(severity, ""))
