@@ -388,3 +388,11 @@ def test_external_skill_dirs(tmp_path: Path) -> None:
     assert ("SS101", 3) in rules_of(deploy)
     external = [r for r in results if r.path == str(tmp_path / "shared" / "ops" / "deploy")]
     assert external and (external[0].runtime.detail or "").startswith("external skills directory")
+
+
+def test_channel_prompts_of_unknown_platforms_are_conditional(tmp_path: Path) -> None:
+    home = make_home(tmp_path, {"config.yaml": "myplugin:\n  channel_prompts: {c: Plugin prompt.}\n"
+                                               "slack:\n  channel_prompts: {d: Slack prompt.}\n"})
+    details = {i.key: i.runtime.detail or "" for i in config_prompt_items(home, {})}
+    assert "if a plugin provides platform myplugin" in details["myplugin.channel_prompts.c"]
+    assert "plugin" not in details["slack.channel_prompts.d"]

@@ -15,8 +15,8 @@ Mirrored (hermes-agent 0.19.0):
   build_environment_hints``); ``HERMES_ENVIRONMENT_HINT`` replaces it.
 * ``agent.coding_instructions`` → the stable tier, a string or a list of strings
   (``agent/coding_context._coding_instructions``).
-* ``<platform>.channel_prompts.<id>`` (bridged into the platform's ``extra``, also
-  accepted there) → the ephemeral prompt of that channel (``gateway/platforms/base.
+* ``<platform>.channel_prompts.<id>`` (``gateway/config.py`` bridges it into the
+  platform's ``extra`` for every ``Platform`` and plugin platform; also accepted there) → the ephemeral prompt of that channel (``gateway/platforms/base.
   resolve_channel_prompt``); ``platforms.<platform>.channel_overrides.<id>.system_prompt``
   (also bridged from the top-level platform section) → that channel's system prompt
   (``gateway/config.ChannelOverride``).
@@ -108,11 +108,20 @@ def _platform_hints(home: Home) -> Iterator[AuditItem]:
                     yield _item(home, (*base, mode), text, f"{where} ({mode})")
 
 
+# gateway/config.Platform of 0.19.0 ("local" has no channels). Plugins may add platforms.
+KNOWN_PLATFORMS = frozenset({
+    "telegram", "discord", "whatsapp", "whatsapp_cloud", "slack", "signal", "mattermost",
+    "matrix", "homeassistant", "email", "sms", "dingtalk", "api_server", "webhook",
+    "msgraph_webhook", "feishu", "wecom", "wecom_callback", "weixin", "bluebubbles", "qqbot",
+    "yuanbao", "relay",
+})
+
+
 def _channel_sections(home: Home) -> Iterator[tuple[KeyPath, dict[Any, Any]]]:
     """Every platform section that may hold channel prompts or overrides."""
     for key, value in home.config.items():
         if isinstance(value, dict) and key not in ("platforms", "agent", "platform_hints"):
-            yield (str(key),), value
+            yield (str(key),), value  # an unknown key counts only if a plugin names that platform
     platforms = home.config.get("platforms")
     if isinstance(platforms, dict):
         for name, value in platforms.items():
@@ -123,6 +132,11 @@ def _channel_sections(home: Home) -> Iterator[tuple[KeyPath, dict[Any, Any]]]:
                     yield ("platforms", str(name), "extra"), extra
 
 
+def _plugin_note(base: KeyPath) -> str:
+    platform = str(base[1] if base[0] == "platforms" and len(base) > 1 else base[0])
+    return "" if platform in KNOWN_PLATFORMS else f", if a plugin provides platform {platform}"
+
+
 def _channels(home: Home) -> Iterator[AuditItem]:
     for base, section in _channel_sections(home):
         prompts = section.get("channel_prompts")
@@ -130,14 +144,14 @@ def _channels(home: Home) -> Iterator[AuditItem]:
             for channel, text in prompts.items():
                 if text is not None and str(text).strip():
                     yield _item(home, (*base, "channel_prompts", str(channel)), str(text),
-                                f"the ephemeral prompt of channel {channel}")
+                                f"the ephemeral prompt of channel {channel}{_plugin_note(base)}")
         overrides = section.get("channel_overrides")
         if isinstance(overrides, dict):
             for channel, override in overrides.items():
                 text = override.get("system_prompt") if isinstance(override, dict) else None
                 if text is not None and str(text).strip():
                     yield _item(home, (*base, "channel_overrides", str(channel), "system_prompt"),
-                                str(text), f"the system prompt of channel {channel}")
+                                str(text), f"the system prompt of channel {channel}{_plugin_note(base)}")
 
 
 def config_prompt_items(home: Home, env: dict[str, EnvValue]) -> list[AuditItem]:
