@@ -127,6 +127,10 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
     soul = draw(st.integers(0, 5))
     if soul:
         home["SOUL.md"] = draw(file_bytes())
+    if draw(st.integers(0, 9)) == 0:
+        # Something in the way of the home skeleton the runtime creates before reading config.
+        blocker = draw(st.sampled_from(("memories", "cron", "skills", "logs/curator")))
+        home[blocker] = draw(st.sampled_from((b"a file, not a directory", Link("dangling"))))
     config = draw(st.sampled_from((*CONFIG_VALUES, "absent", "absent", "absent", "malformed")))
     if config != "absent":
         home["config.yaml"] = config_yaml(config)
