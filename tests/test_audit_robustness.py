@@ -4,16 +4,19 @@ report string is escaped, and pathological documents stay fast."""
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from soulscan.audit import audit_installation
+from soulscan.audit.snapshot import SNAPSHOT_FILE
 from soulscan.audit.source import Marks
 from soulscan.pipeline import ScanOptions
 from soulscan.report.escape import is_hidden
@@ -65,3 +68,18 @@ def test_alias_bomb_is_walked_once() -> None:
     marks = Marks("\n".join(levels) + "\n")
     assert time.perf_counter() - started < 2
     assert marks.region(("a8",)) is not None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifos_and_devices_are_refused_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    for name in ("memories", "cron", "profiles/p", "pending/memory"):
+        (root / name).mkdir(parents=True)
+    for name in ("SOUL.md", "memories/MEMORY.md", ".env", "cron/jobs.json", "profiles/p/config.yaml",
+                 "webhook_subscriptions.json", "pending/memory/1.json", SNAPSHOT_FILE):
+        os.mkfifo(root / name)
+    (root / "config.yaml").write_text("prefill_messages_file: /dev/zero\n", encoding="utf-8")
+    report = audit_installation(root, ScanOptions(hermes_home=root))
+    assert {Path(e.path).name for e in report.errors} == {"SOUL.md", "MEMORY.md", "config.yaml"}
+    prefill = [f for f in report.files if f.kind == "prefill"]
+    assert [f.runtime.action for f in prefill] == ["skip"]

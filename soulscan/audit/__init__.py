@@ -15,7 +15,7 @@ from soulscan.audit.config_prompts import config_prompt_items
 from soulscan.audit.context import config_item, context_results
 from soulscan.audit.cron import cron_items
 from soulscan.audit.env import env_items, prompt_variables
-from soulscan.audit.homes import Home, installation_homes
+from soulscan.audit.homes import Home, UnreadableConfig, installation_paths, load_home
 from soulscan.audit.pending import pending_items
 from soulscan.audit.prefill import prefill_items
 from soulscan.audit.report import AuditItem, item_result
@@ -61,7 +61,13 @@ def audit_installation(root: Path, options: ScanOptions) -> ScanReport:
         raise InputError(f"{escape_text(str(root))}: not a directory (expected a Hermes home)")
     files: list[FileResult] = []
     errors: list[ScanError] = []
-    for home in installation_homes(root):
+    for label, path in installation_paths(root):
+        try:
+            home = load_home(label, path)
+        except UnreadableConfig as exc:
+            errors.append(ScanError(str(exc), "not a regular file; Hermes cannot use it and "
+                                              "soulscan does not audit this home"))
+            continue
         results, home_errors = _home_results(home, options)
         files += results
         errors += home_errors

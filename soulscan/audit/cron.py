@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from soulscan.audit.files import read_bytes, read_text
 from soulscan.audit.homes import Home
 from soulscan.audit.report import AuditItem, Facts, Hit, invisible_facts
 from soulscan.audit.source import KeyPath, Marks, SourceText, key_path_text
@@ -62,7 +63,7 @@ class _Input:
 
 
 def _load_jobs(path: Path) -> tuple[list[Any], Marks, KeyPath]:
-    raw = path.read_bytes().decode("utf-8-sig")
+    raw = read_bytes(path).decode("utf-8-sig")
     try:
         data = json.loads(raw)
     except ValueError:
@@ -82,7 +83,7 @@ def _context_inputs(home: Home, job: dict[str, Any]) -> Iterator[_Input]:
         outputs = home.path / "cron" / "output" / job_id
         try:
             newest = max(outputs.glob("*.md"), key=lambda p: p.stat().st_mtime, default=None)
-            raw = newest.read_text(encoding="utf-8") if newest is not None else ""
+            raw = read_text(newest) if newest is not None else ""
         except (OSError, UnicodeDecodeError):
             continue
         text = raw.strip()[:CONTEXT_LIMIT]
@@ -99,7 +100,7 @@ def _skill_inputs(home: Home, names: list[str]) -> Iterator[_Input]:
             continue  # not a name the runtime could resolve to a skill directory
         for skill_file in sorted(skills.glob(f"**/{name}/SKILL.md")) if skills.is_dir() else ():
             try:
-                raw = skill_file.read_text(encoding="utf-8")
+                raw = read_text(skill_file)
             except (OSError, UnicodeDecodeError):
                 continue
             yield _Input(str(skill_file), f"skill {name}", raw, SourceText(raw, raw, 0, len(raw)),

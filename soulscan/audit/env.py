@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from soulscan.audit.files import read_text
 from soulscan.audit.homes import Home
 from soulscan.audit.report import AuditItem, unscanned
 from soulscan.audit.source import SourceText
@@ -62,7 +63,7 @@ def _bare(text: str) -> str:
 def prompt_variables(home_path: Path) -> dict[str, EnvValue]:
     """The last assignment of each prompt variable (python-dotenv: later lines win)."""
     try:
-        raw = (home_path / ENV_FILE).read_text(encoding="utf-8", errors="replace")
+        raw = read_text(home_path / ENV_FILE, errors="replace")
     except OSError:
         return {}
     matches = list(_ASSIGNMENT.finditer(raw))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from soulscan.audit.files import is_unreadable_special, read_text
 from soulscan.audit.source import KeyPath, Marks, SourceText
 from soulscan.hermes.truncation import CONFIG_FILENAME, read_hermes_config
 
@@ -42,24 +43,33 @@ class Home:
         return self.marks.source(path, text)
 
 
+class UnreadableConfig(Exception):
+    """config.yaml exists but is not a regular file: opening it could block for ever."""
+
+
 def load_home(label: str, path: Path) -> Home:
+    if is_unreadable_special(path / CONFIG_FILENAME):
+        raise UnreadableConfig(str(path / CONFIG_FILENAME))
     config = read_hermes_config(path)
     try:
-        text: str | None = (path / CONFIG_FILENAME).read_text(encoding="utf-8")
+        text: str | None = read_text(path / CONFIG_FILENAME)
     except (OSError, UnicodeDecodeError):
         text = None
     return Home(label, path, config, text, Marks(text or ""))
 
 
-def installation_homes(root: Path) -> list[Home]:
+def installation_paths(root: Path) -> list[tuple[str, Path]]:
     """The default home first, then each profile by name."""
-    homes = [load_home(DEFAULT_LABEL, root)]
+    homes = [(DEFAULT_LABEL, root)]
     profiles = root / PROFILES_DIR
     if profiles.is_dir():
-        for entry in sorted(profiles.iterdir(), key=lambda p: p.name):
-            if entry.is_dir():
-                homes.append(load_home(entry.name, entry))
+        homes += [(entry.name, entry) for entry in sorted(profiles.iterdir(), key=lambda p: p.name)
+                  if entry.is_dir()]
     return homes
+
+
+def installation_homes(root: Path) -> list[Home]:
+    return [load_home(label, path) for label, path in installation_paths(root)]
 
 
 def config_section(home: Home, *keys: str) -> Any:

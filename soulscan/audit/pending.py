@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from soulscan.audit.files import read_text
 from soulscan.audit.homes import Home, config_section
 from soulscan.audit.report import AuditItem, Facts, Hit, invisible_facts
 from soulscan.audit.source import Marks
@@ -32,7 +33,7 @@ def _records(directory: Path) -> list[tuple[Path, str, Any]]:
     found = []
     for path in sorted(directory.glob("*.json")) if directory.is_dir() else ():
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
             found.append((path, text, json.loads(text)))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             continue

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from soulscan.audit.env import PREFILL_FILE_VAR, EnvValue
+from soulscan.audit.files import read_text
 from soulscan.audit.homes import Home, config_section
 from soulscan.audit.report import AuditItem, Facts, Hit, surface_rule, unscanned
 from soulscan.audit.source import KeyPath, Marks, key_path_text
@@ -73,7 +74,7 @@ def prefill_items(home: Home, env: dict[str, EnvValue]) -> list[AuditItem]:
         return []
     shown = str(path)
     try:
-        file_text = path.read_text(encoding="utf-8")
+        file_text = read_text(path)
         messages = json.loads(file_text)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return [AuditItem(shown, KIND, "", None, RuntimeSummary(

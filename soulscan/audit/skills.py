@@ -21,6 +21,7 @@ import dataclasses
 import os
 from pathlib import Path
 
+from soulscan.audit.files import read_bytes
 from soulscan.audit.homes import Home, config_section
 from soulscan.audit.report import AuditItem, unscanned
 from soulscan.audit.snapshot import Snapshot, read_snapshot, snapshot_entries, snapshot_item
@@ -47,7 +48,7 @@ EXTERNAL = "external skills directory: Hermes never scans it; as a community ins
 
 def _read(path: Path) -> str:
     try:
-        return decode_runtime_text(path.read_bytes())
+        return decode_runtime_text(read_bytes(path))
     except (OSError, UnicodeDecodeError):
         return ""
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from soulscan.audit.files import read_text
 from soulscan.audit.report import AuditItem, Facts, Hit, surface_rule
 from soulscan.audit.source import Marks, SourceText
 from soulscan.hermes.skills_index import (
@@ -65,7 +66,7 @@ class Snapshot:
 def read_snapshot(home_path: Path) -> Snapshot | None:
     path = home_path / SNAPSHOT_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         data = json.loads(text)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None if not path.exists() else Snapshot(path, "", {}, Marks(""), False)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from soulscan.audit.files import read_text
 from soulscan.audit.homes import Home, config_section
 from soulscan.audit.report import AuditItem, Facts, Hit, surface_rule, unscanned
 from soulscan.audit.source import KeyPath, Marks, SourceText, key_path_text
@@ -62,7 +63,7 @@ def webhook_items(home: Home) -> list[AuditItem]:
                                      home.config_source))
     path = home.path / SUBSCRIPTIONS_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         dynamic = json.loads(text)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return items
