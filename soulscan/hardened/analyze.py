@@ -242,6 +242,16 @@ def _demote_quoted(text: str, matches: list[HardenedMatch]) -> list[HardenedMatc
     return result
 
 
+def _drop_hidden_markup_in_code(text: str, matches: list[HardenedMatch]) -> list[HardenedMatch]:
+    """Hidden-content markup (SS5xx) inside a code block or inline code is shown verbatim, not hidden."""
+    if not any(m.rule.id.startswith("SS5") for m in matches):
+        return matches
+    code = QuotedRegions(text, code_only=True)
+    return [
+        m for m in matches if not (m.rule.id.startswith("SS5") and code.contains(m.start, m.end))
+    ]
+
+
 def _mark_unscanned(matches: list[HardenedMatch], kind: str) -> list[HardenedMatch]:
     limit = unscanned_start(kind)
     if limit is None:
@@ -277,4 +287,5 @@ def analyze(text: str, *, kind: str, runtime: RuntimeDocument | None = None) -> 
     if kind not in KINDS:
         raise ValueError(f"unknown file kind {kind!r} (known: {', '.join(sorted(KINDS))})")
     matches = _Analysis(text, kind, 0, runtime).run()
-    return _dedupe(_mark_unscanned(_demote_quoted(text, matches), kind))
+    matches = _drop_hidden_markup_in_code(text, _demote_quoted(text, matches))
+    return _dedupe(_mark_unscanned(matches, kind))

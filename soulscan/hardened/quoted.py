@@ -24,9 +24,16 @@ _QUOTED = regex.compile(
 )
 
 
+_CODE = regex.compile(
+    r"(?ms)^[ \t]{0,3}(```|~~~)[^\n]{0,200}\n.{0,200000}?^[ \t]{0,3}\1[ \t]*$|(?<!`)`[^`\n]{1,400}`(?!`)"
+)
+
+
 class QuotedRegions:
-    def __init__(self, text: str) -> None:
-        spans = [m.span() for m in _QUOTED.finditer(text)]
+    """Quoted regions of a text; with `code_only`, just fenced blocks and inline code."""
+
+    def __init__(self, text: str, *, code_only: bool = False) -> None:
+        spans = [m.span() for m in (_CODE if code_only else _QUOTED).finditer(text)]
         self._starts = [a for a, _ in spans]
         self._ends = [b for _, b in spans]
 
