@@ -188,9 +188,13 @@ def ratio_line(label: str, value: float, target: str) -> str:
 
 
 def run_sections(sections: Sequence[Callable[[], Iterator[str]]]) -> Iterator[str]:
+    start = time.perf_counter()
     for section in sections:
         yield ""
         yield from section()
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    yield ""
+    yield f"benchmark took {time.perf_counter() - start:.0f} s; load average at the end: {load}"
 
 
 @dataclass(frozen=True)
