@@ -73,13 +73,16 @@ def test_alias_bomb_is_walked_once() -> None:
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_fifos_and_devices_are_refused_not_read(tmp_path: Path) -> None:
     root = tmp_path / "home"
-    for name in ("memories", "cron", "profiles/p", "pending/memory"):
+    for name in ("memories", "cron", "profiles/p", "pending/memory", "skills/c/s", "skills/c/t"):
         (root / name).mkdir(parents=True)
+    (root / "skills/c/s/SKILL.md").write_text("---\nname: s\n---\n", encoding="utf-8")
     for name in ("SOUL.md", "memories/MEMORY.md", ".env", "cron/jobs.json", "profiles/p/config.yaml",
-                 "webhook_subscriptions.json", "pending/memory/1.json", SNAPSHOT_FILE):
+                 "webhook_subscriptions.json", "pending/memory/1.json", SNAPSHOT_FILE,
+                 "skills/c/t/SKILL.md", "skills/c/DESCRIPTION.md", "skills/c/s/notes.md"):
         os.mkfifo(root / name)
     (root / "config.yaml").write_text("prefill_messages_file: /dev/zero\n", encoding="utf-8")
     report = audit_installation(root, ScanOptions(hermes_home=root))
-    assert {Path(e.path).name for e in report.errors} == {"SOUL.md", "MEMORY.md", "config.yaml"}
+    assert sorted(Path(e.path).name for e in report.errors) == [
+        "DESCRIPTION.md", "MEMORY.md", "SKILL.md", "SOUL.md", "config.yaml"]
     prefill = [f for f in report.files if f.kind == "prefill"]
     assert [f.runtime.action for f in prefill] == ["skip"]

@@ -21,7 +21,7 @@ import dataclasses
 import os
 from pathlib import Path
 
-from soulscan.audit.files import read_bytes
+from soulscan.audit.files import is_unreadable_special, read_bytes
 from soulscan.audit.homes import Home, config_section
 from soulscan.audit.report import AuditItem, unscanned
 from soulscan.audit.snapshot import Snapshot, read_snapshot, snapshot_entries, snapshot_item
@@ -56,6 +56,10 @@ def _read(path: Path) -> str:
 def _disk_index(skills_dir: Path) -> tuple[list[SkillIndexEntry], dict[str, str], list[ScanError]]:
     entries, errors = [], []
     for skill_file in iter_index_files(skills_dir, SKILL_FILE):
+        if is_unreadable_special(skill_file):
+            errors.append(ScanError(str(skill_file), "not a regular file; not read (reading it "
+                                                     "would block the runtime too)"))
+            continue
         try:
             entries.append(index_entry(skill_file, skills_dir))
         except SkillIndexCrash as exc:
@@ -134,6 +138,11 @@ def _guard_results(entries: list[SkillIndexEntry], skills_dir: Path, profile: st
     results: list[FileResult] = []
     for entry in entries:
         skill_dir = (skills_dir / entry.path).parent
+        category_file = skill_dir.parent / CATEGORY_FILE
+        if is_unreadable_special(category_file):  # the guard's index note would block on it
+            errors.append(ScanError(str(category_file), "not a regular file; the skills guard "
+                                                        f"is not run for {skill_dir.name}"))
+            continue
         report = skill_report(skill_dir, profile=profile, display=str(skill_dir))
         errors.extend(report.errors)
         for number, result in enumerate(report.files):
