@@ -85,5 +85,5 @@ def state_db_items(home: Home) -> tuple[list[AuditItem], list[ScanError]]:
             runtime = RuntimeSummary("skip", (), len(prompt), 0,
                                      detail="never replayed: the session has no history")
         items.append(AuditItem(str(path), KIND, key, SourceText.detached(prompt), runtime,
-                               analyze_kind="soul", reaches_model=runtime.action == "load"))
+                               analyze_kind="payload", reaches_model=runtime.action == "load"))
     return items, []
