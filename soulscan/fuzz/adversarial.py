@@ -50,7 +50,9 @@ def nested_html_comments(size: int) -> str:
 
 
 def many_newlines(size: int, lines: int = 100_000) -> str:
-    """``lines`` short lines (near-miss words on each) making up ``size`` characters."""
+    """``lines`` short lines (near-miss words on each) making up ``size`` characters; fewer
+    lines when ``size`` is too small to give each line ten characters."""
+    lines = min(lines, max(size // 10, 1))
     width = max(size // lines, 1)
     line = _fill(("ignore ", "previous "), max(width - 1, 0)) + "\n"
     return _fill((line,), size)
