@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from soulscan.models import FileResult, ScanReport
+from soulscan.models import FileResult, Finding, ScanReport
 from soulscan.report import RenderOptions
 from soulscan.report.escape import escape_text
 
@@ -60,10 +60,15 @@ def _row(file: FileResult) -> str:
         markdown_text(file.kind),
         _verdict(file),
         str(len(file.findings)),
-        str(sum(f.runtime_visible and f.runtime_effect == "none" for f in file.findings)),
+        str(sum(_reaches_model(f) and f.runtime_effect == "none" for f in file.findings)),
         "" if worst is None else str(worst),
     )
     return "| " + " | ".join(cells) + " |"
+
+
+def _reaches_model(finding: Finding) -> bool:
+    # Also text the runtime never scans (past its window, or an unscanned surface).
+    return finding.runtime_visible or finding.extra.get("reaches_model") == "true"
 
 
 def _verdict(file: FileResult) -> str:
