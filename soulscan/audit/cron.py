@@ -117,6 +117,35 @@ def _skill_names(job: dict[str, Any]) -> list[str]:
     return [str(n).strip() for n in skills if str(n).strip()] if isinstance(skills, list) else []
 
 
+def _assemble(prompt: str, inputs: list[_Input], names: list[str]) -> str:
+    """The run's prompt in the runtime's layout (``_build_job_prompt``), in soulscan's words.
+
+    What matters to the scanners is the layout, not the wording: each injected output is
+    fenced, each skill sits under a bracketed header, and the user prompt comes last, so no
+    pattern can run from one piece into the next except where the runtime's layout lets it.
+    """
+    assembled = prompt
+    for piece in inputs:
+        if piece.key.startswith("context_from"):
+            assembled = (f"## Output from job '{piece.key.split()[-1]}'\nEarlier output, as context."
+                         f"\n\n```\n{piece.text}\n```\n\n{assembled}")
+    assembled = "[Scheduled run.]\n\n" + assembled
+    if not names:
+        return assembled
+    parts: list[str] = []
+    loaded = {piece.key.split(" ", 1)[1] for piece in inputs if piece.key.startswith("skill ")}
+    for piece in inputs:
+        if piece.key.startswith("skill "):
+            parts += ([""] if parts else []) + [f"[Skill {piece.key[6:]} loaded below.]", "",
+                                                piece.text.strip()]
+    missing = [name for name in names if name not in loaded]
+    if missing:
+        parts.insert(0, f"[Skills not found: {', '.join(missing)}.]")
+    if assembled:
+        parts += ["", f"Scheduled task given with the skills: {assembled}"]
+    return "\n".join(parts)
+
+
 def _hits(text: str, verdict: CronVerdict, packs: tuple[str, ...]) -> tuple[Hit, ...]:
     """Where the pattern (or invisible character) that blocked occurs in ``text``."""
     if not verdict.blocked or verdict.pattern_id is None:
@@ -158,7 +187,7 @@ def cron_items(home: Home) -> list[AuditItem]:
         names = _skill_names(job)
         inputs = list(_context_inputs(home, job)) + list(_skill_inputs(home, names))
         has_data = bool(job.get("script")) or any(i.key.startswith("context_from") for i in inputs)
-        assembled = "\n\n".join([*(i.text for i in inputs), prompt])
+        assembled = _assemble(prompt, inputs, names)
         run = scan_cron_run(assembled, has_skills=bool(names), has_injected_data=has_data,
                             user_prompt=prompt)
         created = scan_cron_prompt(prompt)
