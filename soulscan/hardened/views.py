@@ -99,7 +99,8 @@ _NON_ASCII = regex.compile(r"[^\x00-\x7f]")
 _COMBINING_AFTER_NFKC = regex.compile(r"[\p{Mn}\p{Me}]+")
 _NON_ASCII_WORD = regex.compile(r"[\p{L}\p{N}]*[^\x00-\x7f][\p{L}\p{N}]*")
 _BLOCK_TAG = regex.compile(
-    r"</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|hr|section|article|blockquote|pre)\b[^<>\n]{0,256}>",
+    r"</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|hr|section|article|blockquote|pre|details|summary|dt|dd|dl|"
+    r"caption|header|footer|nav|aside|main|figure|figcaption|label|option|img)\b[^<>\n]{0,256}>",
     regex.IGNORECASE,
 )
 _INLINE_TAG = regex.compile(r"</?[a-z][a-z0-9-]{0,20}\b[^<>\n]{0,256}>", regex.IGNORECASE)
