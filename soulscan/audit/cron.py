@@ -199,10 +199,11 @@ def cron_items(home: Home) -> list[AuditItem]:
             str(path), KIND, key_path_text(key), marks.source(key, prompt),
             _summary(prompt, [("create/update", created), (at_run, run.verdict)],
                      "the job's user message"),
-            hits=prompt_hits, scanned=True))
+            hits=prompt_hits, scanned=True, reaches_model=not (created.blocked or run.verdict.blocked)))
         for piece in inputs:
             items.append(AuditItem(
                 piece.path, KIND, piece.key, piece.source,
                 _summary(piece.text, [(at_run, run.verdict)], piece.where),
-                hits=_hits(piece.text, run.verdict, run_packs), scanned=True))
+                hits=_hits(piece.text, run.verdict, run_packs), scanned=True,
+                reaches_model=not run.verdict.blocked))
     return items

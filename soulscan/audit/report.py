@@ -114,7 +114,7 @@ def item_result(item: AuditItem, profile: str) -> FileResult:
         findings.extend(_finding(item, index, hit) for hit in structural)
         if item.source is not None and item.analyze_kind is not None and text.strip():
             for match in analyze(text, kind=item.analyze_kind):
-                if match.decoded is None and any(
+                if profile == "all" and match.decoded is None and any(
                         h.start <= match.start and match.end <= h.end for h in runtime):
                     continue  # a hardened match inside a runtime hit adds nothing
                 hit = Hit(Facts.of(match.rule), ORIGIN_HARDENED, match.start, match.end,
@@ -128,7 +128,7 @@ def item_result(item: AuditItem, profile: str) -> FileResult:
 def _finding(item: AuditItem, index: LineIndex, hit: Hit, *, decoded: str | None = None) -> Finding:
     source = item.source or SourceText.detached("")
     if hit.file_span is not None and source.file_text is not None:
-        index = LineIndex.of(source.file_text)
+        index = source.file_index()
         start, end = hit.file_span
         location = index.location(start, end)
     else:

@@ -50,11 +50,11 @@ class SourceText:
     def detached(cls, text: str) -> SourceText:
         return cls(text)
 
-    def _file_index(self) -> LineIndex | None:
-        if self.file_text is None:
-            return None
+    def file_index(self) -> LineIndex:
+        """Line index of the file (of the value alone when detached), built once."""
         if self._index is None:
-            object.__setattr__(self, "_index", LineIndex.of(self.file_text))
+            object.__setattr__(self, "_index", LineIndex.of(self.file_text or self.text))
+        assert self._index is not None
         return self._index
 
     def _line_starts(self) -> list[int | None]:
@@ -88,9 +88,9 @@ class SourceText:
 
     def location(self, start: int, end: int) -> Location:
         """Location in the file of ``text[start:end]`` (value start, or 1:1, when unknown)."""
-        index = self._file_index()
-        if index is None:
+        if self.file_text is None:
             return Location(1, 1, 1, 1)
+        index = self.file_index()
         first = self.file_offset(start)
         if first is None:
             line, column = index.position(self.start)
