@@ -178,3 +178,15 @@ def test_default_home_is_hermes_home_variable(capsys: pytest.CaptureFixture[str]
     monkeypatch.setenv("HERMES_HOME", str(clean))
     assert main(["hermes", "--format", "json"]) == 0
     assert str(clean / "SOUL.md") in capsys.readouterr().out
+
+
+def test_config_suppression_and_disabled_rules_apply(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                     poisoned: tuple[Path, list[Plant]]) -> None:
+    root, _ = poisoned
+    config = tmp_path / ".soulscan.yaml"
+    config.write_text("disable: [SS906]\nsuppressions:\n"
+                      "  - {rule: SS901, path: '**/prefill.json', reason: reviewed few-shot file}\n",
+                      encoding="utf-8")
+    _, out, _ = run(capsys, root, "--format", "json", "--config", str(config))
+    rules = {f["rule_id"] for file in json.loads(out)["files"] for f in file["findings"]}
+    assert "SS901" not in rules and "SS906" not in rules and "SS903" in rules
