@@ -32,7 +32,10 @@ def _home_results(home: Home, options: ScanOptions) -> tuple[list[FileResult], l
     results: list[FileResult] = []
     errors: list[ScanError] = []
     for outcome in context_results(home, options):
-        (results if isinstance(outcome, FileResult) else errors).append(outcome)  # type: ignore[arg-type]
+        if isinstance(outcome, FileResult):
+            results.append(outcome)
+        else:
+            errors.append(outcome)
     env = prompt_variables(home.path)
     items: list[AuditItem] = []
     settings = config_item(home, options.context_length)
