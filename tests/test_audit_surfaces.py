@@ -280,6 +280,8 @@ def test_pending_memory(tmp_path: Path, content: str, action: str, rule: str | N
 @pytest.mark.parametrize(("guard", "action", "detail"), [
     pytest.param("false", "load", "not scanned by Hermes", id="guard-off"),
     pytest.param("true", "block", "needs confirmation", id="guard-on"),
+    pytest.param("'yes'", "block", "needs confirmation", id="guard-on-string"),
+    pytest.param("'false'", "load", "not scanned by Hermes", id="guard-off-string"),
 ])
 def test_pending_skill(tmp_path: Path, guard: str, action: str, detail: str) -> None:
     record = {"payload": {"action": "create", "name": "x",

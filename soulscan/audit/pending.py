@@ -26,7 +26,15 @@ from soulscan.hermes.skills_guard import scan_text, verdict_of
 from soulscan.models import EFFECT_BLOCKS_ENTRY, ORIGIN_RUNTIME, RuntimeSummary
 
 KIND = "pending"
+TRUTHY_STRINGS = frozenset({"1", "true", "yes", "on"})  # 0.19.0 utils.TRUTHY_STRINGS
 MEMORY_SCOPE = "strict"
+
+
+def is_truthy(value: Any) -> bool:
+    """0.19.0 ``utils.is_truthy_value``: booleans as they are, strings from a fixed set."""
+    if isinstance(value, str):
+        return value.strip().lower() in TRUTHY_STRINGS
+    return bool(value)
 
 
 def _records(directory: Path) -> list[tuple[Path, str, Any]]:
@@ -60,7 +68,7 @@ def _memory_item(path: Path, marks: Marks, content: str, target: str) -> AuditIt
 
 
 def _skill_item(home: Home, path: Path, marks: Marks, content: str, key: str) -> AuditItem:
-    guarded = bool(config_section(home, "skills", "guard_agent_created"))
+    guarded = is_truthy(config_section(home, "skills", "guard_agent_created"))
     where = "written into the skills tree once approved (index entry and body reach the model)"
     if guarded:
         findings = scan_text(content, "SKILL.md")
