@@ -8,11 +8,10 @@ of the session and asserted per test, so a run that compared nothing cannot pass
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,22 +55,32 @@ class Tally(Counter[str]):
         return lines
 
 
+class _TallyReport:
+    """A plugin registered once per run: prints the tally in pytest's terminal summary."""
+
+    def __init__(self, counts: Tally) -> None:
+        self.counts = counts
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.counts:
+            terminalreporter.section("differential tests")
+            for line in self.counts.report_lines():
+                terminalreporter.write_line(line)
+
+
+_TALLY = pytest.StashKey[Tally]()
+
+
 @pytest.fixture(scope="session")
-def tally(request: pytest.FixtureRequest) -> Iterator[Tally]:
-    counts = Tally()
-    yield counts
-    if not counts:
-        return
-    # Printed past pytest's output capture, so the figures show without -s.
-    plugins = request.config.pluginmanager
-    reporter = plugins.get_plugin("terminalreporter")
-    capture = plugins.get_plugin("capturemanager")
-    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
-        for line in counts.report_lines():
-            if reporter is not None:
-                reporter.write_line(line)
-            else:
-                print(line)
+def tally(request: pytest.FixtureRequest) -> Tally:
+    """The run's comparison counts (shared by every module importing this fixture)."""
+    config = request.config
+    if _TALLY not in config.stash:
+        config.stash[_TALLY] = Tally()
+        config.pluginmanager.register(
+            _TallyReport(config.stash[_TALLY]), "soulscan-differential-tally"
+        )
+    return config.stash[_TALLY]
 
 
 def corpus_items() -> list[dict[str, Any]]:

@@ -9,8 +9,9 @@ but ``false``/``0``) and are skipped with the reason elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -36,13 +37,28 @@ def require_shared() -> None:
         pytest.skip(f"shared conformance material not found under {shared_dir()}")
 
 
+_ORACLE = pytest.StashKey[dict[str, Any]]()
+
+
 @pytest.fixture(scope="session")
-def oracle() -> Iterator[Oracle]:
-    try:
-        with Oracle.start() as server:
-            yield server
-    except OracleUnavailable as exc:
-        unavailable(str(exc))
+def oracle(request: pytest.FixtureRequest) -> Oracle:
+    """One server for the whole run, however many modules import this fixture.
+
+    (Each importing module gets its own session-scoped fixture, so the server and a
+    failure to build it are kept in the run's config instead.)
+    """
+    config = request.config
+    state = config.stash.setdefault(_ORACLE, {})
+    if not state:
+        stack = contextlib.ExitStack()
+        try:
+            state["server"] = stack.enter_context(Oracle.start())
+        except OracleUnavailable as exc:
+            state["error"] = str(exc)
+        config.add_cleanup(stack.close)
+    if "error" in state:
+        unavailable(state["error"])
+    return state["server"]  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="session")
