@@ -44,7 +44,7 @@ from soulscan.models import (
     Severity,
     Span,
 )
-from soulscan.pipeline import PROFILES, snippet_of
+from soulscan.pipeline import DEFAULT_MAX_FILE_SIZE, PROFILES, snippet_of
 from soulscan.report.escape import escape_bounded
 from soulscan.report.excerpt import excerpt
 from soulscan.textpos import LineIndex
@@ -206,24 +206,35 @@ def _guard_files(path: Path) -> Iterator[tuple[Path, str]]:
             yield entry, rel
 
 
-def skill_report(path: Path, *, profile: str = "all", display: str | None = None) -> ScanReport:
-    """What the Hermes 0.19.0 skills guard decides about the skill at ``path``."""
+def skill_report(path: Path, *, profile: str = "all", display: str | None = None,
+                 max_file_bytes: int = DEFAULT_MAX_FILE_SIZE) -> ScanReport:
+    """What the Hermes 0.19.0 skills guard decides about the skill at ``path``.
+
+    A file the guard reads that is over ``max_file_bytes`` is not read: it becomes a scan
+    error (the verdict may miss what it holds), never a silent pass.
+    """
     shown = display or str(path)
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}")
     if not path.exists():
         return ScanReport((), (ScanError(shown, "no such skill directory or file"),))
     try:
-        scan = scan_skill(path)
+        scan = scan_skill(path, max_file_bytes=max_file_bytes)
     except SkillScanAborted as exc:
         return ScanReport((), (ScanError(shown, f"the runtime's skills guard crashes here: {exc}"),))
     rules = _facts_by_id()
     files = [_skill_result(path, shown, scan, profile)]
+    errors: list[ScanError] = []
     for entry, rel in _guard_files(path):
-        own = [f for f in scan.findings if f.file == rel and f.line > 0]
         display_file = shown if path.is_file() else f"{shown}/{rel}"
+        if rel in scan.unscanned:
+            errors.append(ScanError(display_file, (
+                f"file is larger than {max_file_bytes:,} bytes; not scanned, so the skills "
+                "guard verdict above may miss what it holds")))
+            continue
+        own = [f for f in scan.findings if f.file == rel and f.line > 0]
         files.append(_file_result(entry, rel, display_file, own, profile, rules))
-    return ScanReport(tuple(files))
+    return ScanReport(tuple(files), tuple(errors))
 
 
 def scan_skills(paths: tuple[str, ...], *, profile: str = "all") -> ScanReport:

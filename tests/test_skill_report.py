@@ -106,3 +106,12 @@ def test_scan_skills_merges_reports_and_refuses_stdin(tmp_path: Path) -> None:
         str(tmp_path / "a"), str(tmp_path / "a" / "SKILL.md"),
         str(tmp_path / "b"), str(tmp_path / "b" / "SKILL.md")]
     assert [e.path for e in report.errors] == ["-", str(tmp_path / "c")]
+
+
+def test_huge_files_are_errors_not_silent_passes(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"s/SKILL.md": SKILL, "s/big.md": "sudo ls\n" * 200,
+                          "s/big.png": {"$size": 5000}})
+    report = skill_report(tmp_path / "s", display="s", max_file_bytes=1000)
+    assert [e.path for e in report.errors] == ["s/big.md"]
+    assert report.files[0].runtime.ids == ()
+    assert "s/big.png" in [f.path for f in report.files]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from soulscan.hermes.skill_ignore import IgnoreMatcher, ignore_matcher
-from soulscan.hermes.skills_guard import GuardFinding, scan_file, verdict_of
+from soulscan.hermes.skills_guard import GuardFinding, is_scannable, scan_file, verdict_of
 
 MAX_FILE_COUNT = 50
 MAX_TOTAL_BYTES = 1024 * 1024
@@ -49,6 +49,9 @@ class SkillScanAborted(Exception):
 class SkillScan:
     skill_name: str
     findings: tuple[GuardFinding, ...]
+    # Files over ``scan_skill``'s ``max_file_bytes``: the runtime would scan them, soulscan
+    # did not, so the verdict is incomplete (relative paths).
+    unscanned: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -142,18 +145,36 @@ def check_structure(root: Path, ignore: IgnoreMatcher) -> list[GuardFinding]:
     return findings
 
 
-def scan_skill(path: Path) -> SkillScan:
-    """The guard's findings for a skill directory, or for one file given alone."""
+def _too_big(path: Path, limit: int | None) -> bool:
+    if limit is None:
+        return False
+    try:
+        return path.stat().st_size > limit
+    except OSError:
+        return False
+
+
+def scan_skill(path: Path, *, max_file_bytes: int | None = None) -> SkillScan:
+    """The guard's findings for a skill directory, or for one file given alone.
+
+    ``max_file_bytes`` keeps soulscan from reading huge files a hostile skill may carry;
+    those are listed in ``unscanned`` (the runtime itself has no such limit).
+    """
     findings: list[GuardFinding] = []
+    unscanned: list[str] = []
+    files: list[tuple[Path, str]] = []
     if path.is_dir():
         ignore = ignore_matcher(path)
         findings.extend(check_structure(path, ignore))
         for entry in walk_entries(path):
-            if not entry.is_file():
-                continue
             rel = str(entry.relative_to(path))
-            if not ignore(rel):
-                findings.extend(scan_file(entry, rel))
+            if entry.is_file() and not ignore(rel):
+                files.append((entry, rel))
     elif path.is_file():
-        findings.extend(scan_file(path, path.name))
-    return SkillScan(path.name, tuple(findings))
+        files.append((path, path.name))
+    for entry, rel in files:
+        if _too_big(entry, max_file_bytes) and is_scannable(entry):
+            unscanned.append(rel)
+        else:
+            findings.extend(scan_file(entry, rel))
+    return SkillScan(path.name, tuple(findings), tuple(unscanned))
