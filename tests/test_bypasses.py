@@ -4,6 +4,7 @@ runtime verdict lets it through — proven by soulscan's replica and by the real
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from support.fixtures import oracle  # noqa: F401 (pytest fixture)
@@ -143,12 +144,15 @@ def test_memory_bypass(text: str, rule: str) -> None:
     assert sanitise_entries(entries, "MEMORY.md") == entries
 
 
-def test_real_runtime_skips_blocked_prefix_entry(oracle: Oracle) -> None:  # noqa: F811
+def test_real_runtime_loads_blocked_prefix_entry(oracle: Oracle, tmp_path: Path) -> None:  # noqa: F811
     first = parse_entries(MEMORY_SMUGGLE)[0]
-    assert (
-        oracle.call("scan_for_threats", text=first, scope="strict") != []
-    )  # it would be caught...
-    assert first.startswith("[BLOCKED:")  # ...but load_from_disk passes such entries unscanned
+    caught = oracle.call("scan_for_threats", text=first, scope="strict")
+    assert caught != []  # the entry would be blocked if it were scanned...
+    home = tmp_path / "hermes"
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_text(MEMORY_SMUGGLE, encoding="utf-8")
+    session = oracle.call("memory_session", hermes_home=str(home), ops=[])
+    assert first in session["snapshot"]["memory"]  # ...but the load passes it through unscanned
 
 
 def test_real_runtime_misses_memory_tail(oracle: Oracle) -> None:  # noqa: F811
