@@ -6,7 +6,9 @@ example, split into words and kept whole), the shared runtime vocabulary of
 breaks of every kind, the 17 invisible characters and emoji joined with and without
 U+200D/U+FE0F. Each hypothesis example is a batch of texts sent in one round trip to
 ``scripts/skills_cron_oracle.py`` under the oracle venv. Compared: the skills guard's
-findings for a SKILL.md, the strict cron scan, the loose cron scan (cleaned prompt,
+findings for a SKILL.md and for whole skill trees (structure, ignore files, symlinks,
+executable bits, verdict, install decisions), the skills-index entry of a SKILL.md, trust
+levels and the install policy, the strict cron scan, the loose cron scan (cleaned prompt,
 message, stripped code points) and the run-time tier choice. Bounded by default; ``--slow``
 runs 25 times more.
 """
@@ -40,7 +42,11 @@ from soulscan.hermes.cron_scan import (
     scan_cron_prompt,
     scan_cron_run,
 )
-from soulscan.hermes.skill_install import decisions_by_trust_level
+from soulscan.hermes.skill_install import (
+    decisions_by_trust_level,
+    install_decision,
+    resolve_trust_level,
+)
 from soulscan.hermes.skill_structure import SkillScanAborted, scan_skill
 from soulscan.hermes.skills_guard import GuardFinding, scan_file
 from soulscan.hermes.skills_index import SkillIndexCrash, index_entry
@@ -285,3 +291,38 @@ def test_index_entries_match_runtime(skills_cron_oracle: OracleClient,
 
     check()
     assert counts["skills index entries"] >= BATCH
+
+
+SOURCE_PIECES = ("skills-sh/", "skills.sh/", "skils-sh/", "skils.sh/", "openai/skills",
+                 "anthropics/skills", "huggingface/skills", "NVIDIA/skills", "nvidia", "/",
+                 "x", "official", "agent-created", "-evil", " ", "\u0130", "skills")
+
+
+def test_trust_and_install_policy_match_runtime(skills_cron_oracle: OracleClient,
+                                                request: pytest.FixtureRequest) -> None:
+    counts: Tally = request.getfixturevalue("tally")
+    levels = st.sampled_from(("builtin", "trusted", "community", "agent-created", "other"))
+    verdicts = st.sampled_from(("safe", "caution", "dangerous", "unknown"))
+
+    @hypothesis_settings(request, 4)
+    @given(st.lists(st.lists(st.sampled_from(SOURCE_PIECES), max_size=5).map("".join),
+                    min_size=BATCH, max_size=BATCH),
+           st.lists(st.tuples(levels, verdicts, st.integers(0, 200), st.booleans()),
+                    min_size=BATCH, max_size=BATCH))
+    def check(sources: list[str], installs: list[tuple[str, str, int, bool]]) -> None:
+        requests = [{"op": "trust_level", "source": source} for source in sources]
+        requests += [{"op": "install", "trust_level": level, "verdict": verdict, "count": n,
+                      "force": force} for level, verdict, n, force in installs]
+        wanted = skills_cron_oracle.values(requests)
+        for source, want in zip(sources, wanted):
+            got = resolve_trust_level(source)
+            assert got == want, mismatch("trust level", source, got, want)
+        for (level, verdict, n, force), want in zip(installs, wanted[len(sources):]):
+            decision = install_decision(level, verdict, n, force=force)
+            got_pair = [decision.allowed, decision.reason]
+            assert got_pair == want, mismatch("install decision", repr((level, verdict, n, force)),
+                                              got_pair, want)
+        counts["trust levels + install decisions"] += len(requests)
+
+    check()
+    assert counts["trust levels + install decisions"] >= 2 * BATCH
