@@ -141,3 +141,12 @@ def test_cases_cover_every_cron_id() -> None:
             if message.startswith("Blocked: prompt matches threat pattern '"):
                 blocked_by.add(message.split("'")[1])
     assert blocked_by == {rule.id for pack in (STRICT_PACK, EXFIL_PACK) for rule in pack_rules(pack)}
+
+
+def test_invisible_set_is_the_runtime_packs() -> None:
+    from soulscan.engine.rulepack import runtime_pack
+    from soulscan.hermes.cron_scan import INVISIBLE_CHARS
+    from soulscan.hermes.skills_guard import INVISIBLE_CHARS as GUARD_INVISIBLE
+
+    # 0.19.0 imports the cron set from threat_patterns; the guard keeps an equal copy.
+    assert INVISIBLE_CHARS == runtime_pack().invisible_chars == GUARD_INVISIBLE
