@@ -258,6 +258,8 @@ def sort_invisible_runs(value: Any) -> Any:
     """
     if isinstance(value, str):
         return _INVISIBLE_RUN.sub(lambda m: ", ".join(sorted(m.group(0).split(", "))), value)
+    if isinstance(value, tuple):
+        return tuple(sort_invisible_runs(list(value)))
     if isinstance(value, list):
         lead = 0
         while (
