@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, settings
 from support.fixtures import running_in_ci
 from support.spec import escape, shared_dir
 
-SLOW_FACTOR = 25
+SLOW_FACTOR = 10
 
 
 def is_slow(request: pytest.FixtureRequest) -> bool:
