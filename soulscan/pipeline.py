@@ -5,6 +5,13 @@ The runtime verdict (load / block / truncate / skip and the ids Hermes prints) c
 This module reads the files, runs the scans (in worker processes with ``jobs``) and keeps
 the results in discovery order.
 
+Cursor files in their real place (a ``.cursorrules`` and the ``.cursor/rules/*.mdc`` of one
+directory, however they were named or found) are judged together with
+``soulscan.hermes.cursor_bundle``: Hermes cuts their concatenation as one unit, so whether
+one file's text reaches the model depends on its neighbours (including neighbours not
+being scanned). A file forced with ``--as cursorrules|mdc`` (``cursor_bundles=False``), one
+whose name or place is not the runtime's, and standard input keep the single-file view.
+
 Files are read here, not by the loader, so that a FIFO can never block a scan, a huge
 file is refused before it is read, and an I/O failure becomes a recorded error rather
 than a runtime "skip".
@@ -17,26 +24,28 @@ import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
-from soulscan.discovery import Discovery, Target, describe_os_error
+from soulscan.discovery import Discovery, Target, describe_os_error, kind_of
 from soulscan.errors import SoulscanError
 from soulscan.findings import PROFILES, document_findings, snippet_of
-from soulscan.hermes.documents import load_document
+from soulscan.hermes.cursor_bundle import load_cursor_bundle
+from soulscan.hermes.documents import RuntimeDocument, load_document
+from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files
 from soulscan.models import FileResult, Finding, ScanError, ScanReport
 
 __all__ = [
-    "DEFAULT_MAX_FILE_SIZE", "PROFILES", "ScanOptions", "read_target", "run_scan", "scan_target",
-    "snippet_of",
+    "DEFAULT_MAX_FILE_SIZE", "PROFILES", "ScanOptions", "bundle_directory", "read_target",
+    "run_scan", "scan_target", "snippet_of",
 ]
 
 # Hermes never loads more than 500,000 characters of a context file (its largest cap), and
 # matching every rule over the whole text costs seconds per megabyte: a file many times
 # that size is not a real context file, and is reported as an error, never as clean.
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
-# Below this many files a process pool costs more than it saves.
+# Below this many jobs a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 8
 
 
@@ -51,8 +60,20 @@ class ScanOptions:
 
 @dataclass(frozen=True)
 class _Job:
-    target: Target
-    data: bytes | None  # pre-read input (standard input); None: read target.path
+    """One file, or the scanned members of one directory's cursor bundle (``bundle``)."""
+
+    targets: tuple[Target, ...]
+    data: bytes | None = None  # pre-read input (standard input); None: read the file
+    bundle: Path | None = None  # the directory whose .cursorrules bundle holds ``targets``
+
+
+def bundle_directory(target: Target) -> Path | None:
+    """The directory whose cursor bundle ``target`` belongs to, when it sits in its real
+    place under its real name; None for anything else (stdin, other kinds, forced names)."""
+    path = target.path
+    if path is None or target.kind not in ("cursorrules", "mdc") or kind_of(path) != target.kind:
+        return None
+    return path.parent if target.kind == "cursorrules" else path.parent.parent.parent
 
 
 def read_target(target: Target, max_file_size: int, stdin: BinaryIO | None = None) -> bytes:
@@ -82,7 +103,8 @@ def _check_size(size: int, limit: int) -> None:
 
 
 def scan_target(target: Target, options: ScanOptions, data: bytes | None = None) -> FileResult | ScanError:
-    """Scan one file; every problem reading it becomes a ``ScanError``."""
+    """Scan one file alone (the single-file view); every problem reading it becomes a
+    ``ScanError``. ``run_scan`` judges cursor files in their real place as a bundle."""
     try:
         if data is None:
             data = read_target(target, options.max_file_size)
@@ -103,6 +125,10 @@ def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult
         context_length=options.context_length,
         data=data,
     )
+    return _file_result(target, document, options)
+
+
+def _file_result(target: Target, document: RuntimeDocument, options: ScanOptions) -> FileResult:
     findings: tuple[Finding, ...] = ()
     if document.text is not None:
         findings = document_findings(
@@ -111,8 +137,61 @@ def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult
     return FileResult(target.display, target.kind, document.summary, findings)
 
 
-def _scan_job(job: _Job, options: ScanOptions) -> FileResult | ScanError:
-    return scan_target(job.target, options, job.data)
+def _oversized_member(directory: Path, limit: int) -> str | None:
+    """The name of a bundle member over ``limit`` bytes (the runtime would read it whole)."""
+    for path in (directory / CURSORRULES_NAME, *cursor_rule_files(directory)):
+        try:
+            info = path.stat()
+        except OSError:
+            continue  # missing or unreadable: the bundle loader skips it, as the runtime does
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            return path.name
+    return None
+
+
+def _scan_bundle(directory: Path, targets: Sequence[Target], options: ScanOptions) -> tuple[FileResult | ScanError, ...]:
+    """The targets of one cursor bundle, each judged under the bundle's single cut."""
+    refused: dict[Target, ScanError] = {}
+    for target in targets:  # the checks a lone file gets: regular, within the size limit
+        try:
+            read_target(target, options.max_file_size)
+        except SoulscanError as exc:
+            refused[target] = ScanError(target.display, str(exc))
+        except OSError as exc:
+            refused[target] = ScanError(target.display, describe_os_error(exc, target.path or Path("-")))
+    try:
+        oversized = _oversized_member(directory, options.max_file_size)
+        if oversized is not None:
+            raise SoulscanError(
+                f"its .cursorrules bundle holds {oversized}, larger than the --max-file-size "
+                f"limit of {options.max_file_size:,} bytes; not scanned"
+            )
+        members = load_cursor_bundle(
+            directory, hermes_home=options.hermes_home, context_length=options.context_length
+        )
+    except SoulscanError as exc:
+        return tuple(refused.get(t) or ScanError(t.display, str(exc)) for t in targets)
+    except OSError as exc:
+        return tuple(refused.get(t) or ScanError(t.display, describe_os_error(exc, directory))
+                     for t in targets)
+    by_name = {(member.kind, Path(member.path).name): member for member in members}
+    results: list[FileResult | ScanError] = []
+    for target in targets:
+        assert target.path is not None
+        document = by_name.get((target.kind, target.path.name))
+        if target in refused:
+            results.append(refused[target])
+        elif document is None:  # gone from the directory since discovery: judge it alone
+            results.append(scan_target(target, options))
+        else:
+            results.append(_file_result(target, document, options))
+    return tuple(results)
+
+
+def _scan_job(job: _Job, options: ScanOptions) -> tuple[FileResult | ScanError, ...]:
+    if job.bundle is not None:
+        return _scan_bundle(job.bundle, job.targets, options)
+    return tuple(scan_target(target, options, job.data) for target in job.targets)
 
 
 def run_scan(
@@ -122,29 +201,55 @@ def run_scan(
     jobs: int = 1,
     stdin: BinaryIO | None = None,
     on_progress: Callable[[int], None] | None = None,
+    cursor_bundles: bool = True,
 ) -> ScanReport:
-    """Scan every discovered target; results keep the discovery order whatever ``jobs`` is."""
+    """Scan every discovered target; results keep the discovery order whatever ``jobs`` is.
+
+    With ``cursor_bundles`` (the default) cursor files in their real place are judged as
+    the one bundle Hermes truncates; pass False when their kind was forced (``--as``).
+    """
     if options.profile not in PROFILES:
         raise SoulscanError(f"unknown profile {options.profile!r}; use one of {', '.join(PROFILES)}")
-    prepared: list[_Job | ScanError] = [_prepare(target, options, stdin) for target in discovery.targets]
-    runnable = [job for job in prepared if isinstance(job, _Job)]
+    planned = _plan(discovery.targets, options, stdin, cursor_bundles)
+    runnable = [item for _, item in planned if isinstance(item, _Job)]
     outcomes = iter(_run_jobs(runnable, options, jobs, on_progress))
-    files: list[FileResult] = []
-    errors: list[ScanError] = list(discovery.errors)
-    for item in prepared:
-        outcome = next(outcomes) if isinstance(item, _Job) else item
-        if isinstance(outcome, FileResult):
-            files.append(outcome)
-        else:
-            errors.append(outcome)
-    return ScanReport(tuple(files), tuple(errors))
+    by_index: dict[int, FileResult | ScanError] = {}
+    for indices, item in planned:
+        results = next(outcomes) if isinstance(item, _Job) else (item,)
+        by_index.update(zip(indices, results, strict=True))
+    ordered = [by_index[index] for index in range(len(discovery.targets))]
+    files = tuple(outcome for outcome in ordered if isinstance(outcome, FileResult))
+    errors = (*discovery.errors, *(outcome for outcome in ordered if isinstance(outcome, ScanError)))
+    return ScanReport(files, errors)
+
+
+def _plan(
+    targets: Sequence[Target], options: ScanOptions, stdin: BinaryIO | None, cursor_bundles: bool
+) -> list[tuple[tuple[int, ...], _Job | ScanError]]:
+    """Jobs with the target indices they answer for: one a file, one a cursor bundle."""
+    planned: list[tuple[tuple[int, ...], _Job | ScanError]] = []
+    bundles: dict[str, int] = {}  # the bundle's real directory -> its place in ``planned``
+    for index, target in enumerate(targets):
+        directory = bundle_directory(target) if cursor_bundles else None
+        if directory is None:
+            planned.append(((index,), _prepare(target, options, stdin)))
+            continue
+        key = os.path.realpath(directory)
+        if key not in bundles:
+            bundles[key] = len(planned)
+            planned.append(((index,), _Job((target,), None, directory)))
+            continue
+        indices, job = planned[bundles[key]]
+        assert isinstance(job, _Job)
+        planned[bundles[key]] = ((*indices, index), replace(job, targets=(*job.targets, target)))
+    return planned
 
 
 def _prepare(target: Target, options: ScanOptions, stdin: BinaryIO | None) -> _Job | ScanError:
     if target.path is not None:
-        return _Job(target, None)
+        return _Job((target,))
     try:  # standard input is read once, here, so a worker process never needs it
-        return _Job(target, read_target(target, options.max_file_size, stdin))
+        return _Job((target,), read_target(target, options.max_file_size, stdin))
     except SoulscanError as exc:
         return ScanError(target.display, str(exc))
     except OSError as exc:
@@ -156,23 +261,21 @@ def _run_jobs(
     options: ScanOptions,
     jobs: int,
     on_progress: Callable[[int], None] | None,
-) -> Iterator[FileResult | ScanError]:
+) -> Iterator[tuple[FileResult | ScanError, ...]]:
+    def done(outcome: tuple[FileResult | ScanError, ...]) -> tuple[FileResult | ScanError, ...]:
+        if on_progress is not None:
+            on_progress(len(outcome))
+        return outcome
+
     if jobs <= 1 or len(runnable) < PARALLEL_THRESHOLD:
         for job in runnable:
-            outcome = _scan_job(job, options)
-            if on_progress is not None:
-                on_progress(1)
-            yield outcome
+            yield done(_scan_job(job, options))
         return
-    # The first file is scanned here: that loads and compiles the rule packs once, and
+    # The first job is scanned here: that loads and compiles the rule packs once, and
     # forked workers inherit them instead of each paying for it.
     first, rest = runnable[0], runnable[1:]
-    yield _scan_job(first, options)
-    if on_progress is not None:
-        on_progress(1)
+    yield done(_scan_job(first, options))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         chunksize = max(1, len(rest) // (jobs * 8))
         for outcome in pool.map(_scan_job, rest, [options] * len(rest), chunksize=chunksize):
-            if on_progress is not None:
-                on_progress(1)
-            yield outcome
+            yield done(outcome)

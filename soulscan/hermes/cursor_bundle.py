@@ -10,10 +10,14 @@ Each member's ``output`` is its share of the truncated bundle: its kept head
 part, the marker if the head ends inside it, and its kept tail part. Joined in
 order they give the bundle's text exactly: even with a zero tail (cap <= 4, the
 whole bundle repeated after the marker) the head lies inside the first header.
+
+When several files share the bundle, a truncated member's verdict says so: the cut
+comes from the bundle's length, not the file's.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 
@@ -34,6 +38,7 @@ from soulscan.hermes.truncation import (
     plan_cut,
     truncation_marker,
 )
+from soulscan.models import RuntimeSummary
 
 
 def _bundle_members(cwd: Path) -> list[tuple[Path, str]]:
@@ -53,6 +58,17 @@ def _share(bundle: str, start: int, end: int, cut: Cut | None, marker: str) -> s
         + (marker if owns_marker else "")
         + bundle[max(start, tail_start):end]
     )
+
+
+def _bundle_summary(summary: RuntimeSummary, members: int, length: int, max_chars: int) -> RuntimeSummary:
+    """A truncated member's verdict, naming the bundle it was cut with (2+ members)."""
+    if summary.action != "truncate" or members < 2 or summary.detail is None:
+        return summary
+    # context_summary's detail reads "cap N: the L-char unit keeps H+T; <what>".
+    _, _, what = summary.detail.partition("; ")
+    bundle = (f"truncated as part of the .cursorrules bundle ({members} files, {length:,} chars, "
+              f"cap {max_chars:,})")
+    return replace(summary, detail=f"{bundle}: {what}" if what else bundle)
 
 
 def load_cursor_bundle(
@@ -84,6 +100,7 @@ def load_cursor_bundle(
     for index, path_text, kind, text, judged, start in loaded:
         region = judged.region(kept, start)
         summary = context_summary(text, judged, region, cut, max_chars, len(bundle), start)
+        summary = _bundle_summary(summary, len(loaded), len(bundle), max_chars)
         output = _share(bundle, start, start + len(judged.section), cut, marker)
         documents[index] = RuntimeDocument(
             path_text, kind, document_label(path_text, kind), text, summary, (region,), output
