@@ -279,3 +279,71 @@ def test_cursor_files_are_judged_as_one_bundle(
     # Named alone on the command line, a member still gets its verdict from the bundle.
     [alone] = run_scan(discover([str(root / ".cursor/rules/b.mdc")]), ScanOptions(hermes_home=home)).files
     assert alone == results[".cursor/rules/b.mdc"]
+
+
+def _b_reaches(report: object) -> list[tuple[str, str]]:
+    from soulscan.models import ScanReport
+
+    assert isinstance(report, ScanReport) and report.errors == (), report
+    return [(r.runtime.action, f.extra["reaches_model"]) for r in report.files for f in r.findings]
+
+
+def test_forced_kinds_and_stdin_keep_the_single_file_view(tmp_path: Path) -> None:
+    root, home = _bundle_tree(tmp_path, FORGET, 200)
+    member = root / ".cursor/rules/b.mdc"
+    options = ScanOptions(hermes_home=home)
+    bundled = run_scan(discover([str(member)]), options)
+    assert _b_reaches(bundled) == [("truncate", "false")]
+    forced = run_scan(discover([str(member)], forced_kind="mdc"), options, cursor_bundles=False)
+    assert _b_reaches(forced) == [("load", "true")]
+    stdin = run_scan(discover(["-"], forced_kind="mdc"), options, stdin=io.BytesIO(FORGET.encode()))
+    assert _b_reaches(stdin) == [("load", "true")]
+    # A cursorrules-named copy elsewhere, or an .mdc forced to another kind, is not in a bundle.
+    copy = tmp_path / "notes.txt"
+    copy.write_text(FORGET, encoding="utf-8")
+    assert _b_reaches(run_scan(discover([str(copy)], forced_kind="mdc"), options)) == [("load", "true")]
+    as_rules = run_scan(discover([str(member)], forced_kind="cursorrules"), options)
+    assert _b_reaches(as_rules) == [("load", "true")]
+
+
+def test_scan_command_with_as_judges_a_cursor_file_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from soulscan.cli import main
+
+    root, home = _bundle_tree(tmp_path, FORGET, 200)
+    member = str(root / ".cursor/rules/b.mdc")
+    actions = []
+    for forced in ((), ("--as", "mdc")):
+        main(["scan", "--format", "json", "--hermes-home", str(home), *forced, member])
+        [result] = json.loads(capsys.readouterr().out)["files"]
+        actions.append(result["runtime"]["action"])
+    assert actions == ["truncate", "load"]
+
+
+def test_bundle_member_over_the_size_limit_refuses_its_neighbours(tmp_path: Path) -> None:
+    root, home = _bundle_tree(tmp_path, FORGET, None)
+    (root / ".cursor/rules/z.mdc").write_bytes(b"z" * 2000)
+    report = run_scan(discover([str(root / ".cursorrules")]), ScanOptions(max_file_size=1000))
+    assert report.files == ()
+    assert [e.message for e in report.errors] == [
+        "its .cursorrules bundle holds z.mdc, larger than the --max-file-size limit of 1,000 "
+        "bytes; not scanned"
+    ]
+
+
+def test_parallel_bundle_scan_equals_serial(tmp_path: Path) -> None:
+    for number in range(10):  # ten bundles: enough jobs for the process pool
+        directory = tmp_path / f"d{number:02}"
+        _bundle_tree(directory, FORGET if number % 2 else "Please " + INJECTION, 200)
+        (directory / "w" / "AGENTS.md").write_text(f"Project {number}.\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "d03" / "w" / ".cursor" / "rules" / "f.mdc")
+    discovery = discover([str(tmp_path)])
+    serial = run_scan(discovery, ScanOptions(hermes_home=tmp_path / "d00" / "home"), jobs=1)
+    parallel = run_scan(discovery, ScanOptions(hermes_home=tmp_path / "d00" / "home"), jobs=2)
+    assert serial == parallel
+    assert [r.path for r in serial.files] == [t.display for t in discovery.targets]
+    assert [r.runtime.action for r in serial.files][:5] == ["load", "load", "truncate", "block", "truncate"]
+    assert [Path(e.path).name for e in serial.errors] == ["f.mdc"]

@@ -156,7 +156,9 @@ def command(
             follow_symlinks=follow_symlinks,
         )
         with _progress(len(discovery.targets), enabled=not quiet) as advance:
-            scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance)
+            # A kind forced with --as is judged alone, never as part of a cursor bundle.
+            scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance,
+                               cursor_bundles=forced_kind is None)
     baseline_file = baseline_path or settings.baseline
     outcome = apply_policy(
         scanned, settings, baseline=baselines.load(baseline_file) if baseline_file else None
