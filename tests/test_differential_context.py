@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support.differential import (
     FileValue,
+    Link,
     Tally,
     budget,
     corpus_sample,
@@ -442,6 +443,24 @@ DOCUMENTED_TREES = [
     ),
     pytest.param(
         _tree({"AGENTS.md": b"Use Ruff."}, skip_soul=False), id="context.soul.with_agents"
+    ),
+    # Found by the differential run: when the runtime cannot create its home skeleton
+    # (ensure_hermes_home raises), it seeds no SOUL.md and load_config() fails, so the
+    # config.yaml cap is ignored in favour of the default / dynamic cap.
+    pytest.param(
+        _tree(
+            {"AGENTS.md": b"x" * 100},
+            home={**CFG60, "SOUL.md": b"You are Ada.", "memories": b"a file"},
+        ),
+        id="probe.home_skeleton_blocked_config_cap_ignored",
+    ),
+    pytest.param(
+        _tree({}, home={"SOUL.md": Link("loop")}, skip_soul=False),
+        id="probe.soul_symlink_loop_not_seeded",
+    ),
+    pytest.param(
+        _tree({}, home={"memories": Link("dangling")}, skip_soul=False),
+        id="probe.home_skeleton_blocked_soul_not_seeded",
     ),
 ]
 
