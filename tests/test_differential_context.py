@@ -562,3 +562,56 @@ def test_documented_hint_cases_like_the_runtime(
     want = theirs.unfill(oracle_runtime.subdir_hints(theirs.root, calls, home=theirs.home))
     assert [canonical_hints(r) for r in got] == [canonical_hints(r) for r in want], (got, want)
     tally["documented cases (hermes-runtime.md ids absent from the shared file)"] += 1
+
+
+RAW_CONFIGS = [
+    pytest.param(b"context_file_max_chars: .inf\n", id="inf"),
+    pytest.param(b"context_file_max_chars: -.inf\n", id="minus-inf"),
+    pytest.param(b"context_file_max_chars: .nan\n", id="nan"),
+    pytest.param(b"context_file_max_chars: 0x40\n", id="hex"),
+    pytest.param(b"context_file_max_chars: 0o17\n", id="octal"),
+    pytest.param(b"context_file_max_chars: 017\n", id="yaml11-octal"),
+    pytest.param(b"context_file_max_chars: 1_000\n", id="underscores"),
+    pytest.param(b"context_file_max_chars: +60\n", id="plus-sign"),
+    pytest.param(b"context_file_max_chars: 60.0\n", id="float-60"),
+    pytest.param(b"context_file_max_chars: 0.5\n", id="float-below-1"),
+    pytest.param(b"context_file_max_chars: 1:00\n", id="sexagesimal"),
+    pytest.param(b"context_file_max_chars: yes\n", id="yaml11-yes"),
+    pytest.param(b"context_file_max_chars: ~\n", id="tilde-null"),
+    pytest.param(b"context_file_max_chars: [60]\n", id="list"),
+    pytest.param(b"context_file_max_chars: 60\ncontext_file_max_chars: 90\n", id="duplicate-key"),
+    pytest.param(b"\xef\xbb\xbfcontext_file_max_chars: 60\n", id="bom"),
+    pytest.param(b"- context_file_max_chars: 60\n", id="top-level-list"),
+    pytest.param(b"just a string\n", id="top-level-scalar"),
+    pytest.param(b"", id="empty-file"),
+    pytest.param(b"max_turns: 5\ncontext_file_max_chars: 70\n", id="with-max-turns"),
+    pytest.param(b"context_file_max_chars: !!int 80\n", id="tagged-int"),
+    pytest.param(b"context_file_max_chars: !!python/int 80\n", id="unsafe-tag"),
+    pytest.param(b"context_file_max_chars: &a 60\nother: *a\n", id="anchor"),
+    pytest.param(b"context_file_max_chars: ${CAP}\n", id="env-reference"),
+    pytest.param(b"\tcontext_file_max_chars: 60\n", id="tab-indent"),
+    pytest.param(b"context_file_max_chars: 60\n\xff\n", id="invalid-utf8"),
+    pytest.param(None, id="config-is-a-directory"),
+]
+
+
+@pytest.mark.parametrize("raw", RAW_CONFIGS)
+def test_raw_config_caps_like_the_runtime(
+    oracle_runtime: OracleRuntime,  # noqa: F811
+    tally: Tally,  # noqa: F811
+    tmp_path: Path,
+    raw: bytes | None,
+) -> None:
+    """config.yaml texts that YAML reads in surprising ways, each with and without a window."""
+    mine, theirs = two_sides(tmp_path, {}, {"config.yaml": raw})
+    for context_length in (None, 200000):
+        got = SOULSCAN.context_file_max_chars(
+            hermes_home=mine.hermes_home, context_length=context_length
+        )
+        want = oracle_runtime.context_file_max_chars(
+            hermes_home=theirs.hermes_home, context_length=context_length
+        )
+        assert got == want, (
+            f"cap for config.yaml {raw!r}, context_length {context_length}: {got} != {want}"
+        )
+        tally["config.yaml x context_length caps"] += 1
