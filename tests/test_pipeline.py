@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.fixtures import oracle, oracle_runtime  # noqa: F401 (pytest fixtures)
+from support.runtimes import OracleRuntime
 
 from soulscan.discovery import Target, discover
+from soulscan.hermes.cursor_bundle import load_cursor_bundle
 from soulscan.hermes.documents import load_document
 from soulscan.models import FileResult, ScanError
 from soulscan.pipeline import ScanOptions, run_scan, scan_target
@@ -228,7 +231,7 @@ PREAMBLE = (
 
 
 def _bundle_tree(tmp_path: Path, b_text: str, cap: int | None) -> tuple[Path, Path]:
-    root, home = tmp_path / "w", tmp_path / "home"
+    root, home = tmp_path / "w", tmp_path / "hh"
     for name, text in zip(BUNDLE_NAMES, (*BUNDLE_TEXTS[:2], b_text, BUNDLE_TEXTS[3]), strict=True):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
@@ -324,14 +327,14 @@ def test_scan_command_with_as_judges_a_cursor_file_alone(
 
 
 def test_bundle_member_over_the_size_limit_refuses_its_neighbours(tmp_path: Path) -> None:
-    root, home = _bundle_tree(tmp_path, FORGET, None)
+    root, _ = _bundle_tree(tmp_path, FORGET, None)
     (root / ".cursor/rules/z.mdc").write_bytes(b"z" * 2000)
     report = run_scan(discover([str(root / ".cursorrules")]), ScanOptions(max_file_size=1000))
     assert report.files == ()
-    assert [e.message for e in report.errors] == [
+    assert [e.message for e in report.errors] == [(
         "its .cursorrules bundle holds z.mdc, larger than the --max-file-size limit of 1,000 "
         "bytes; not scanned"
-    ]
+    )]
 
 
 def test_parallel_bundle_scan_equals_serial(tmp_path: Path) -> None:
@@ -341,9 +344,39 @@ def test_parallel_bundle_scan_equals_serial(tmp_path: Path) -> None:
         (directory / "w" / "AGENTS.md").write_text(f"Project {number}.\n", encoding="utf-8")
     os.mkfifo(tmp_path / "d03" / "w" / ".cursor" / "rules" / "f.mdc")
     discovery = discover([str(tmp_path)])
-    serial = run_scan(discovery, ScanOptions(hermes_home=tmp_path / "d00" / "home"), jobs=1)
-    parallel = run_scan(discovery, ScanOptions(hermes_home=tmp_path / "d00" / "home"), jobs=2)
+    serial = run_scan(discovery, ScanOptions(hermes_home=tmp_path / "d00" / "hh"), jobs=1)
+    parallel = run_scan(discovery, ScanOptions(hermes_home=tmp_path / "d00" / "hh"), jobs=2)
     assert serial == parallel
     assert [r.path for r in serial.files] == [t.display for t in discovery.targets]
     assert [r.runtime.action for r in serial.files][:5] == ["load", "load", "truncate", "block", "truncate"]
     assert [Path(e.path).name for e in serial.errors] == ["f.mdc"]
+
+
+@pytest.mark.parametrize(
+    ("b_text", "cap"),
+    [pytest.param(case.values[0], case.values[1], id=case.id) for case in BUNDLE_CASES]
+    + [pytest.param(FORGET, cap, id=f"cap-{cap}") for cap in (4, 60, 150, 250, 290, 320)],
+)
+def test_bundle_view_matches_the_runtime_prompt(
+    tmp_path: Path, oracle_runtime: OracleRuntime, b_text: str, cap: int | None,  # noqa: F811
+) -> None:
+    """The bundle the scan judges is the runtime's, and a finding reaches the model exactly
+    when its text is in the prompt the real Hermes 0.19.0 builds for that directory (whole,
+    or its first or last 16 characters when the cut lands inside it: cap 290)."""
+    root, home = _bundle_tree(tmp_path, b_text, cap)
+    prompt, _ = oracle_runtime.build_context_files_prompt(
+        root, hermes_home=home, skip_soul=True, context_length=None
+    )
+    documents = load_cursor_bundle(root, hermes_home=home)
+    assert PREAMBLE + "".join(document.output for document in documents) == prompt
+    report = run_scan(discover([str(root)]), ScanOptions(hermes_home=home))
+    texts = dict(zip(BUNDLE_NAMES, (*BUNDLE_TEXTS[:2], b_text, BUNDLE_TEXTS[3]), strict=True))
+    checked = 0
+    for result in report.files:
+        name = Path(result.path).relative_to(root).as_posix()
+        for finding in result.findings:
+            found = texts[name][finding.span.start : finding.span.end]
+            shown = found in prompt or found[:16] in prompt or found[-16:] in prompt
+            assert finding.extra["reaches_model"] == str(shown).lower(), (name, found)
+            checked += 1
+    assert checked >= 1
