@@ -12,6 +12,7 @@ soulscan reports such a seed, its answer must equal the runtime's minus the seed
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from support.differential import (
     write_tree_input,
 )
 from support.fixtures import oracle, oracle_runtime, require_shared  # noqa: F401 (fixtures)
+from support.oracle import Oracle
 from support.runtimes import OracleRuntime, SoulscanRuntime, soulscan_entry
 from support.spec import Workspace, escape, read_back, sort_invisible_runs
 from support.strategies import padding, vocabulary_text
@@ -615,3 +617,41 @@ def test_raw_config_caps_like_the_runtime(
             f"cap for config.yaml {raw!r}, context_length {context_length}: {got} != {want}"
         )
         tally["config.yaml x context_length caps"] += 1
+
+
+LEGACY_VARIANTS: dict[str, Callable[[str], str]] = {
+    "as-is": lambda t: t,
+    "crlf": lambda t: t.replace("\n", "\r\n"),
+    "cr": lambda t: t.replace("\n", "\r"),
+    "first-line-crlf": lambda t: t.replace("\n", "\r\n", 1),
+    "cr-crlf": lambda t: t.replace("\n", "\r\r\n"),
+    "bom": lambda t: "\ufeff" + t,
+    "two-boms": lambda t: "\ufeff\ufeff" + t,
+    "bom-then-space": lambda t: "\ufeff \n" + t,
+    "space-then-bom": lambda t: " \ufeff" + t,
+    "bom-at-end": lambda t: t + "\ufeff",
+    "unicode-whitespace": lambda t: "\u00a0\n" + t + "\u3000\x85",
+    "one-char-more": lambda t: t + "x",
+    "one-char-less": lambda t: t[:-1],
+}
+
+
+def test_legacy_soul_templates_like_the_runtime(
+    oracle: Oracle,  # noqa: F811
+    oracle_runtime: OracleRuntime,  # noqa: F811
+    tally: Tally,  # noqa: F811
+) -> None:
+    """The runtime overwrites a legacy comment-only SOUL.md with its default: soulscan must
+    report exactly those files (normalised: newlines, leading BOMs, surrounding whitespace)."""
+    templates = oracle.call("legacy_soul_templates")
+    assert templates, "the runtime names no legacy SOUL.md template"
+    for template in templates:
+        for name, variant in LEGACY_VARIANTS.items():
+            soul = variant(template).encode("utf-8")
+            tree = TreeInput({"AGENTS.md": b"Use Ruff."}, {"SOUL.md": soul}, "", False, None)
+            with tempfile.TemporaryDirectory() as tmp:
+                try:
+                    compare_tree(oracle_runtime, tree, Path(tmp))
+                except AssertionError as exc:
+                    raise AssertionError(f"legacy template variant {name}: {exc}") from None
+            tally["legacy SOUL.md template variants"] += 1

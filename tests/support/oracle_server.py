@@ -340,6 +340,13 @@ def op_prompt_parts(r: dict[str, Any]) -> Any:
     return {**parts, "warnings": warnings}
 
 
+def op_legacy_soul_templates(r: dict[str, Any]) -> Any:
+    """The comment-only SOUL.md scaffolds the runtime upgrades in place (test data only)."""
+    from hermes_cli import default_soul
+
+    return list(default_soul._LEGACY_TEMPLATE_SOULS)
+
+
 def op_ping(r: dict[str, Any]) -> Any:
     from importlib.metadata import version
 
