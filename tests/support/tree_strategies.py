@@ -130,7 +130,8 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
     if draw(st.integers(0, 9)) == 0:
         # Something in the way of the home skeleton the runtime creates before reading config.
         blocker = draw(st.sampled_from(("memories", "cron", "skills", "logs/curator")))
-        home[blocker] = draw(st.sampled_from((b"a file, not a directory", Link("dangling"))))
+        blockers: tuple[FileValue, ...] = (b"a file, not a directory", Link("dangling"))
+        home[blocker] = draw(st.sampled_from(blockers))
     config = draw(st.sampled_from((*CONFIG_VALUES, "absent", "absent", "absent", "malformed")))
     if config != "absent":
         home["config.yaml"] = config_yaml(config)
@@ -144,6 +145,37 @@ def tree_input(draw: st.DrawFn) -> TreeInput:
         else draw(st.sampled_from(("", "", "", "lnk"))),
         skip_soul=draw(st.booleans()),
         context_length=draw(st.sampled_from(CONTEXT_LENGTHS)),
+    )
+
+
+SHELL_WORDS = (
+    "-la",
+    "'pkg/sub/x y.py'",
+    '"a.b/q r"',
+    "pkg\\ sub/x",
+    "VAR=pkg/x.py",
+    ">out.txt",
+    "2>/dev/null",
+    "https://x.example/pkg/a",
+    "git@github.com:a/b.git",
+    "~/pkg",
+    "../pkg",
+    "pkg/sub/deep/",
+    "'unterminated",
+    "$(pwd)/pkg",
+    "./a.b/x",
+    "-",
+    "--dir=pkg/sub",
+    "x.y",
+)
+SHELL_JOINS = (" ", " ; ", " && ", " | ", "\n", "\t")
+
+
+def shell_command(paths: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """A terminal command mixing paths with quotes, flags, redirections, URLs and joins."""
+    word = st.one_of(paths, paths.map(lambda p: p + "/file.txt"), st.sampled_from(SHELL_WORDS))
+    return st.lists(st.tuples(word, st.sampled_from(SHELL_JOINS)), min_size=1, max_size=6).map(
+        lambda parts: "cat " + "".join(w + j for w, j in parts)
     )
 
 
@@ -165,5 +197,8 @@ def hint_input(draw: st.DrawFn) -> tuple[dict[str, FileValue], list[dict[str, An
         st.builds(lambda d: {"tool": "terminal", "args": {"command": f"ls -la {d}/ && cat {d}/f.md"}}, targets),
         st.builds(lambda d: {"tool": "search_files", "args": {"path": d, "workdir": ""}}, targets),
         st.builds(lambda d: {"tool": "terminal", "args": {"command": f"cd {d}; echo 'unterminated"}}, targets),
+        st.builds(lambda c: {"tool": "terminal", "args": {"command": c}}, shell_command(targets)),
+        st.builds(lambda d, k: {"tool": "patch", "args": {k: d}}, targets,
+                  st.sampled_from(("path", "file_path", "workdir", "command"))),
     )  # fmt: skip
     return tree, draw(st.lists(call, min_size=1, max_size=4))
