@@ -332,6 +332,9 @@ def test_unreadable_state_db_is_an_error(tmp_path: Path) -> None:
     pytest.param("context_file_max_chars: 3", "SS703", id="tiny-cap"),
     pytest.param("context_file_max_chars: 500000", "SS907", id="huge-cap"),
     pytest.param("context_file_max_chars: 20000", None, id="default-cap"),
+    pytest.param("context_file_max_chars: 2.0e+5", "SS907", id="huge-cap-float"),
+    pytest.param("context_file_max_chars: !!int '3'", "SS703", id="tiny-cap-tagged"),
+    pytest.param("context_file_max_chars: -5", None, id="ignored-cap"),
 ])
 def test_cap_settings(tmp_path: Path, setting: str, rule: str | None) -> None:
     home = make_home(tmp_path, {"config.yaml": f"model: x\n{setting}\n"})
