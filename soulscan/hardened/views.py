@@ -11,7 +11,8 @@ View names (the `view` key of a hardened rule):
             removed, NFKC, lower-cased, and words written entirely in look-alike letters of
             another script folded to ASCII (UTS #39 confusables); punctuation kept
   words     the skeleton with Markdown/HTML markup removed and every run of punctuation,
-            whitespace and line breaks collapsed to a single space; starts and ends with a space
+            whitespace and line breaks collapsed to a single space, leetspeak digits in
+            letter words read as letters (`1gn0r3`); starts and ends with a space
 """
 
 from __future__ import annotations
@@ -166,11 +167,25 @@ def skeleton_view(raw: View) -> View:
     return rewrite(view, "skeleton", _NON_ASCII_WORD, _fold_word)
 
 
+_LEET_WORD = regex.compile(
+    r"(?<![a-z0-9])(?=[a-z0-9]*[a-z][a-z0-9]*[a-z])(?=[a-z0-9]*[013457][a-z0-9]*[a-z])[a-z0-9]{3,24}(?![a-z0-9])"
+)
+_LEET = str.maketrans("013457", "oieast")
+
+
+def _unleet(match: regex.Match[str]) -> str:
+    """`1gn0r3` -> `ignore`: a leet digit before a letter; not base64, rot13, v2 or x86 (digits last)."""
+    word = match.group()
+    digits = sum(ch.isdigit() for ch in word)
+    return word.translate(_LEET) if digits * 2 <= len(word) else word
+
+
 def words_view(skeleton: View) -> View:
     view = rewrite(skeleton, "words", _BLOCK_TAG, lambda m: " ")
     view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
     view = rewrite(view, "words", _JOINERS, lambda m: "")
     view = rewrite(view, "words", _SEPARATORS, lambda m: " ")
+    view = rewrite(view, "words", _LEET_WORD, _unleet)
     if not view.text:
         return View("words", " ", (0,), (0,))
     text, starts, ends = view.text, view.starts, view.ends
