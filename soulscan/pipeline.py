@@ -149,7 +149,9 @@ def _oversized_member(directory: Path, limit: int) -> str | None:
     return None
 
 
-def _scan_bundle(directory: Path, targets: Sequence[Target], options: ScanOptions) -> tuple[FileResult | ScanError, ...]:
+def _scan_bundle(
+    directory: Path, targets: Sequence[Target], options: ScanOptions
+) -> tuple[FileResult | ScanError, ...]:
     """The targets of one cursor bundle, each judged under the bundle's single cut."""
     refused: dict[Target, ScanError] = {}
     for target in targets:  # the checks a lone file gets: regular, within the size limit
@@ -158,7 +160,8 @@ def _scan_bundle(directory: Path, targets: Sequence[Target], options: ScanOption
         except SoulscanError as exc:
             refused[target] = ScanError(target.display, str(exc))
         except OSError as exc:
-            refused[target] = ScanError(target.display, describe_os_error(exc, target.path or Path("-")))
+            reason = describe_os_error(exc, target.path or Path("-"))
+            refused[target] = ScanError(target.display, reason)
     try:
         oversized = _oversized_member(directory, options.max_file_size)
         if oversized is not None:

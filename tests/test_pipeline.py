@@ -278,9 +278,11 @@ def test_cursor_files_are_judged_as_one_bundle(
     assert not any(f.runtime_visible for f in b_findings) or b_reaches == "true"
     for result in results.values():
         if result.runtime.action == "truncate":
-            assert result.runtime.detail is not None and result.runtime.detail.startswith(detail or "")
+            assert result.runtime.detail is not None
+            assert result.runtime.detail.startswith(detail or "")
     # Named alone on the command line, a member still gets its verdict from the bundle.
-    [alone] = run_scan(discover([str(root / ".cursor/rules/b.mdc")]), ScanOptions(hermes_home=home)).files
+    alone_discovery = discover([str(root / ".cursor/rules/b.mdc")])
+    [alone] = run_scan(alone_discovery, ScanOptions(hermes_home=home)).files
     assert alone == results[".cursor/rules/b.mdc"]
 
 
@@ -304,7 +306,8 @@ def test_forced_kinds_and_stdin_keep_the_single_file_view(tmp_path: Path) -> Non
     # A cursorrules-named copy elsewhere, or an .mdc forced to another kind, is not in a bundle.
     copy = tmp_path / "notes.txt"
     copy.write_text(FORGET, encoding="utf-8")
-    assert _b_reaches(run_scan(discover([str(copy)], forced_kind="mdc"), options)) == [("load", "true")]
+    renamed = run_scan(discover([str(copy)], forced_kind="mdc"), options)
+    assert _b_reaches(renamed) == [("load", "true")]
     as_rules = run_scan(discover([str(member)], forced_kind="cursorrules"), options)
     assert _b_reaches(as_rules) == [("load", "true")]
 
@@ -348,7 +351,8 @@ def test_parallel_bundle_scan_equals_serial(tmp_path: Path) -> None:
     parallel = run_scan(discovery, ScanOptions(hermes_home=tmp_path / "d00" / "hh"), jobs=2)
     assert serial == parallel
     assert [r.path for r in serial.files] == [t.display for t in discovery.targets]
-    assert [r.runtime.action for r in serial.files][:5] == ["load", "load", "truncate", "block", "truncate"]
+    first_directory = [r.runtime.action for r in serial.files][:5]
+    assert first_directory == ["load", "load", "truncate", "block", "truncate"]
     assert [Path(e.path).name for e in serial.errors] == ["f.mdc"]
 
 

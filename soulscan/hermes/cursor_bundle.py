@@ -60,7 +60,9 @@ def _share(bundle: str, start: int, end: int, cut: Cut | None, marker: str) -> s
     )
 
 
-def _bundle_summary(summary: RuntimeSummary, members: int, length: int, max_chars: int) -> RuntimeSummary:
+def _bundle_summary(
+    summary: RuntimeSummary, members: int, length: int, max_chars: int
+) -> RuntimeSummary:
     """A truncated member's verdict, naming the bundle it was cut with (2+ members)."""
     if summary.action != "truncate" or members < 2 or summary.detail is None:
         return summary
