@@ -384,3 +384,15 @@ def test_bundle_view_matches_the_runtime_prompt(
             assert finding.extra["reaches_model"] == str(shown).lower(), (name, found)
             checked += 1
     assert checked >= 1
+
+
+def test_bundle_members_named_through_different_paths_share_one_cut(tmp_path: Path) -> None:
+    root, home = _bundle_tree(tmp_path, FORGET, 200)
+    (tmp_path / "link").symlink_to(root, target_is_directory=True)
+    options = ScanOptions(hermes_home=home)
+    named = [str(tmp_path / "link" / ".cursor/rules/b.mdc"), str(root / ".cursor/rules/a.mdc")]
+    report = run_scan(discover(named), options)
+    assert [r.path for r in report.files] == named
+    walked = {Path(r.path).name: r.runtime for r in run_scan(discover([str(root)]), options).files}
+    assert [r.runtime for r in report.files] == [walked["b.mdc"], walked["a.mdc"]]
+    assert [r.runtime.action for r in report.files] == ["truncate", "truncate"]
