@@ -108,29 +108,37 @@ def _prepared(text: str | PreparedText) -> PreparedText:
     return text if isinstance(text, PreparedText) else PreparedText(text)
 
 
-def rule_search(rule: Rule, text: str | PreparedText, *,
-                timeout: float = DEFAULT_TIMEOUT_SECONDS) -> bool:
+def _time_limit(rule: Rule, timeout: float | None) -> float | None:
+    if timeout is not None:
+        return timeout
+    return None if rule.trusted else DEFAULT_TIMEOUT_SECONDS
+
+
+def rule_search(rule: Rule, text: str | PreparedText, *, timeout: float | None = None) -> bool:
     """True when the rule matches anywhere in ``text`` (already in the rule's view).
 
-    Pass a ``PreparedText`` when running many rules over one text.
+    Pass a ``PreparedText`` when running many rules over one text. ``timeout``
+    defaults to ``DEFAULT_TIMEOUT_SECONDS`` for user packs and none for built-ins.
     """
     prepared = _prepared(text)
     if not prepared.may_match(rule):
         return False
+    limit = _time_limit(rule, timeout)
     try:
-        return prepared.pattern_for(rule).search(prepared.text, timeout=timeout) is not None
+        return prepared.pattern_for(rule).search(prepared.text, timeout=limit) is not None
     except TimeoutError as exc:
-        raise RuleTimeoutError(rule, timeout) from exc
+        raise RuleTimeoutError(rule, limit or 0.0) from exc
 
 
 def rule_finditer(rule: Rule, text: str | PreparedText, *,
-                  timeout: float = DEFAULT_TIMEOUT_SECONDS) -> Iterator[tuple[int, int]]:
+                  timeout: float | None = None) -> Iterator[tuple[int, int]]:
     """Every non-overlapping match of the rule in ``text`` as (start, end) offsets."""
     prepared = _prepared(text)
     if not prepared.may_match(rule):
         return
+    limit = _time_limit(rule, timeout)
     try:
-        for match in prepared.pattern_for(rule).finditer(prepared.text, timeout=timeout):
+        for match in prepared.pattern_for(rule).finditer(prepared.text, timeout=limit):
             yield match.start(), match.end()
     except TimeoutError as exc:
-        raise RuleTimeoutError(rule, timeout) from exc
+        raise RuleTimeoutError(rule, limit or 0.0) from exc

@@ -92,6 +92,9 @@ class Rule:
     # the pattern to match; None when no anchor could be proven (soulscan.engine.anchors).
     anchors: tuple[tuple[str, ...], ...] | None = field(default=None, compare=False, repr=False)
     anchors_folded: bool = field(default=False, compare=False, repr=False)
+    # Built-in packs are linear by construction and reviewed; only user packs pay
+    # for the per-search time limit (it doubles the cost of a short search).
+    trusted: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -225,8 +228,12 @@ def _pyre_source() -> bytes:
     return Path(pyre.__file__).read_bytes()
 
 
-def load_pack(path: str | os.PathLike[str]) -> RulePack:
-    """Read, validate and compile one pack; raise ``RulePackError`` on any problem."""
+def load_pack(path: str | os.PathLike[str], *, trusted: bool = False) -> RulePack:
+    """Read, validate and compile one pack; raise ``RulePackError`` on any problem.
+
+    ``trusted`` is for the built-in packs only: their searches run without the
+    per-search time limit that guards user packs.
+    """
     reader = _PackReader(Path(path))
     data, raw_text = reader.read()
     header = _header(reader, data)
@@ -252,7 +259,7 @@ def load_pack(path: str | os.PathLike[str]) -> RulePack:
     known = len(translations)
     for index, raw in enumerate(raw_rules):
         rules.append(_rule(reader, raw, index, pack_id, dialect, origin, scopes, pack_flags,
-                           pack_view, seen, translations))
+                           pack_view, seen, translations, trusted))
     if dialect == "python-re" and len(translations) != known:
         cache.store(cache_name, translations)
     invisible = frozenset(_codepoint(reader, v) for v in reader.strings(
@@ -279,7 +286,7 @@ def _codepoint(reader: _PackReader, text: str) -> str:
 
 def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str, origin: str,
           scopes: tuple[str, ...], pack_flags: tuple[str, ...], pack_view: str,
-          seen: set[str], translations: dict[str, Any]) -> Rule:
+          seen: set[str], translations: dict[str, Any], trusted: bool) -> Rule:
     if not isinstance(raw, dict):
         raise reader.fail(f"rule #{index + 1} must be a mapping")
     rule_id = raw.get("id")
@@ -336,7 +343,7 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
         tags=tags, view=reader.text(raw, "view", rule_id, required=False, default=pack_view),
         kinds=kinds, origin=origin,
         compiled=compiled, exact_source=exact_source, exact_guard=exact_guard,
-        anchors=anchors, anchors_folded="ignorecase" in flags,
+        anchors=anchors, anchors_folded="ignorecase" in flags, trusted=trusted,
     )
 
 
@@ -346,7 +353,12 @@ def builtin_pack_paths() -> list[Path]:
 
 @functools.cache
 def builtin_packs() -> tuple[RulePack, ...]:
-    return tuple(load_pack(path) for path in builtin_pack_paths())
+    return tuple(_builtin_pack(str(path)) for path in builtin_pack_paths())
+
+
+@functools.cache
+def _builtin_pack(path: str) -> RulePack:
+    return load_pack(path, trusted=True)
 
 
 RUNTIME_PACK_FILE = "hermes-0.19.yaml"
@@ -355,4 +367,4 @@ RUNTIME_PACK_FILE = "hermes-0.19.yaml"
 @functools.cache
 def runtime_pack() -> RulePack:
     """The Hermes 0.19.0 context/memory scanner table."""
-    return load_pack(rules_dir() / RUNTIME_PACK_FILE)
+    return _builtin_pack(str(rules_dir() / RUNTIME_PACK_FILE))

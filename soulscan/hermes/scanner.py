@@ -12,12 +12,11 @@ once. The runtime orders several invisible findings by Python set iteration
 from __future__ import annotations
 
 import functools
-import unicodedata
 from dataclasses import dataclass
 
 from soulscan.engine.matcher import PreparedText, rule_finditer, rule_search
 from soulscan.engine.rulepack import Rule, runtime_pack
-from soulscan.hermes.nfkc import nfkc_mapped
+from soulscan.hermes.nfkc import nfkc, nfkc_mapped
 
 MAX_SCAN_CHARS = 65_536
 SCOPES = ("all", "context", "strict")
@@ -61,7 +60,7 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     window = text[:MAX_SCAN_CHARS]
     findings = [invisible_id(ch) for ch in sorted(set(window) & _pack_invisible())]
     rules = rules_for_scope(scope)
-    prepared = PreparedText(unicodedata.normalize("NFKC", window))
+    prepared = PreparedText(nfkc(window))
     for rule in rules:
         if prepared.may_match(rule) and rule_search(rule, prepared):
             findings.append(rule.id)
