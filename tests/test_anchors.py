@@ -72,3 +72,23 @@ def test_exact_form_used_when_text_has_a_guard_character() -> None:
     # Not a word character for Python 3.11's re, so it cannot be a filler word.
     text = f"ignore {sample} previous instructions"
     assert rule_search(rule, text) is (re.search(rule.pattern, text, re.IGNORECASE) is not None)
+
+
+@pytest.mark.parametrize("char", [chr(cp) for cp in range(0x20, 0x7F)])
+def test_fold_covers_regex_case_insensitive_variants(char: str) -> None:
+    """Hardened packs use the regex module, whose case-insensitive matching differs."""
+    text = pyre._all_codepoints_text()
+    variants = regex.findall(regex.escape(char), text, flags=regex.IGNORECASE | regex.V0)
+    assert {anchors.fold(v) for v in variants} == {char.lower()}
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(r"[[:alpha:]]+key", id="posix-class"),
+        pytest.param(r"(?:ignore){e<=1}", id="fuzzy"),
+        pytest.param(r"\p{L}+ignore", id="property"),
+    ],
+)
+def test_regex_only_syntax_gets_no_anchors(pattern: str) -> None:
+    assert anchors.extract_regex_anchors(pattern) is None

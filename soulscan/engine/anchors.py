@@ -40,7 +40,33 @@ def extract_anchors(pattern: str, flags: int) -> Anchors | None:
     except re.error:
         return None
     ignorecase = bool(parsed.state.flags & re.IGNORECASE)
-    usable = {r for r in _requirements(list(parsed), ignorecase) if _usable(r)}
+    return _rank(_requirements(list(parsed), ignorecase))
+
+
+# Syntax that ``re`` would parse into something else than ``regex`` means (POSIX
+# classes read as plain sets, fuzzy constraints read as literal braces): a pattern
+# containing any of it gets no anchors rather than wrong ones.
+_REGEX_ONLY = ("[[:", "[:", "{e", "{s", "{i", "{d", "{c", "(?V", "(?|", "\\L<", "(?r")
+
+
+def extract_regex_anchors(pattern: str) -> Anchors | None:
+    """Anchors of a ``regex``-dialect pattern, always to be checked on folded text.
+
+    Checking folded text against lower-cased ASCII anchors is sound whatever the
+    pattern's case flags (a case-sensitive match still leaves its lower-cased
+    literal in the folded text), so scoped ``(?i:…)`` groups need no tracking.
+    """
+    if any(token in pattern for token in _REGEX_ONLY):
+        return None
+    try:
+        parsed = _parser.parse(pattern, 0)
+    except (re.error, OverflowError, RecursionError):
+        return None
+    return _rank(_requirements(list(parsed), ignorecase=True))
+
+
+def _rank(requirements: list[Requirement]) -> Anchors | None:
+    usable = {r for r in requirements if _usable(r)}
     if not usable:
         return None
     ranked = sorted(usable, key=lambda r: (-min(len(s) for s in r), len(r), sorted(r)))
@@ -85,6 +111,9 @@ def _requirements(nodes: list[Any], ignorecase: bool) -> list[Requirement]:
             continue
         close_run()
         if op is C.SUBPATTERN:
+            add_flags, del_flags = av[1], av[2]
+            if (add_flags | del_flags) & re.IGNORECASE and not ignorecase:
+                continue  # a scoped case flag: python-re packs never have one
             found += _requirements(list(av[3]), ignorecase)
         elif op is C.BRANCH:
             alternatives: set[str] = set()

@@ -329,11 +329,12 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
         tags = (*tags, category)
     compiled, exact_source, exact_guard = _compile(reader, dialect, pattern, flags, rule_id,
                                                    translations)
-    anchors: tuple[tuple[str, ...], ...] | None = None
-    if dialect == "python-re":
-        from soulscan.engine.anchors import extract_anchors
+    from soulscan.engine.anchors import extract_anchors, extract_regex_anchors
 
+    if dialect == "python-re":
         anchors = extract_anchors(pattern, _flags(reader, flags, _FLAG_BITS, rule_id))
+    else:
+        anchors = extract_regex_anchors(pattern)
     return Rule(
         id=rule_id, name=name, pack=pack_id, scope=scope, severity=severity,
         confidence=confidence, message=reader.text(raw, "message", rule_id), pattern=pattern,
@@ -343,7 +344,8 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
         tags=tags, view=reader.text(raw, "view", rule_id, required=False, default=pack_view),
         kinds=kinds, origin=origin,
         compiled=compiled, exact_source=exact_source, exact_guard=exact_guard,
-        anchors=anchors, anchors_folded="ignorecase" in flags, trusted=trusted,
+        anchors=anchors, anchors_folded=dialect != "python-re" or "ignorecase" in flags,
+        trusted=trusted,
     )
 
 

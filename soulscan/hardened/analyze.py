@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from soulscan.engine.matcher import rule_finditer
+from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import FILE_KINDS, Rule, builtin_packs
 from soulscan.hardened.decode import decode_blobs
 from soulscan.hardened.frontmatter_view import frontmatter_span
@@ -64,10 +64,10 @@ def _labelled(rule: Rule, label: str) -> bool:
     return rule.compiled.search(label) is not None
 
 
-def _text_matches(rule: Rule, views: Views) -> list[HardenedMatch]:
+def _text_matches(rule: Rule, views: Views, prepared: PreparedText) -> list[HardenedMatch]:
     view = views.get(rule.view)
     found = []
-    for a, b in rule_finditer(rule, view.text):
+    for a, b in rule_finditer(rule, prepared):
         while a < b and view.text[a] == " " and rule.view == "words":
             a += 1
         while b > a and view.text[b - 1] == " " and rule.view == "words":
@@ -162,6 +162,13 @@ class _Analysis:
         self.issues = analyse_unicode(text)
         self.blobs = decode_blobs(text) if depth < MAX_DECODE_DEPTH else []
         self.secrets = find_secrets(text)
+        self._prepared_views: dict[str, PreparedText] = {}
+
+    def _prepared(self, view: str) -> PreparedText:
+        """One PreparedText a view, so anchor folding is done once, not once a rule."""
+        if view not in self._prepared_views:
+            self._prepared_views[view] = PreparedText(self.views.get(view).text)
+        return self._prepared_views[view]
 
     def payloads(self) -> list[_Payload]:
         found = [_Payload(i.start, i.end, i.decoded, i.kind) for i in self.issues if i.decoded]
@@ -170,7 +177,7 @@ class _Analysis:
 
     def rule_matches(self, rule: Rule) -> list[HardenedMatch]:
         if rule.view in VIEW_NAMES:
-            return _text_matches(rule, self.views)
+            return _text_matches(rule, self.views, self._prepared(rule.view))
         if rule.view == "unicode":
             return [
                 HardenedMatch(rule, i.start, i.end, decoded=i.decoded, detail=i.detail)
