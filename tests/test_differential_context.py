@@ -550,6 +550,31 @@ def test_documented_text_cases_like_the_runtime(
             [{"tool": "terminal", "args": {"command": "cat a/x.py b/y.py c/z.py"}}],
             id="context.subdir.multi_dir_one_call",
         ),
+        pytest.param(
+            {
+                "pkg/AGENTS.md": b"pkg rules",
+                "pkg/sub/AGENTS.md": b"sub rules",
+                "other/CLAUDE.md": b"other rules",
+                "a.b/agents.md": b"dotted",
+                "pkg/sub/deep/x/y/z/w/.cursorrules": b"deep",
+            },
+            [
+                {"tool": "read_file", "args": {"path": 5}},
+                {"tool": "read_file", "args": {"path": "   "}},
+                {"tool": "terminal", "args": {"command": ["cat", "pkg/x"]}},
+                {"tool": "Terminal", "args": {"command": "cat pkg/x.py"}},
+                {"tool": "read_file", "args": {"path": "pkg\x00/x"}},
+                {"tool": "read_file", "args": {"path": "pkg/" + "a" * 300 + ".py"}},
+                {"tool": "read_file", "args": {"path": "/"}},
+                {"tool": "terminal", "args": {"command": "cat ~root/pkg/x", "path": "."}},
+                {"tool": "read_file", "args": {"path": "pkg/sub/deep/x/y/z/w/v/u/f.py"}},
+                {
+                    "tool": "edit",
+                    "args": {"file_path": "pkg/x.py", "path": "other/y", "workdir": "a.b"},
+                },
+            ],
+            id="probe.hint_odd_arguments",
+        ),
     ],
 )
 def test_documented_hint_cases_like_the_runtime(
