@@ -461,6 +461,14 @@ DOCUMENTED_TREES = [
         id="probe.soul_symlink_loop_not_seeded",
     ),
     pytest.param(
+        _tree({}, home={"SOUL.md": Link("dangling-dir")}, skip_soul=False),
+        id="probe.soul_dangling_link_into_missing_dir_not_seeded",
+    ),
+    pytest.param(
+        _tree({"AGENTS.md": b"x" * 100}, home={**CFG60, "SOUL.md": Link("loop")}),
+        id="probe.soul_symlink_loop_config_cap_ignored",
+    ),
+    pytest.param(
         _tree({}, home={"memories": Link("dangling")}, skip_soul=False),
         id="probe.home_skeleton_blocked_soul_not_seeded",
     ),

@@ -91,7 +91,7 @@ def file_bytes(draw: st.DrawFn) -> FileValue:
     if kind == 0:
         return None
     if kind >= 20:
-        return Link(draw(st.sampled_from(("dangling", "loop", "dir", "file"))))
+        return Link(draw(st.sampled_from(("dangling", "dangling-dir", "loop", "dir", "file"))))
     if kind == 1:
         return draw(
             st.sampled_from((b"caf\xe9 latin-1\n", b"\xff\xfe", b"ok\x80", b"\xed\xa0\x80x"))
