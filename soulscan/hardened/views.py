@@ -180,9 +180,27 @@ def _unleet(match: regex.Match[str]) -> str:
     return word.translate(_LEET) if digits * 2 <= len(word) else word
 
 
+# An empty HTML comment renders as nothing, so it can split a word (`ig<!---->nore`).
+_EMPTY_COMMENT = regex.compile(r"<!--[\s-]{0,16}-->")
+# A hyphen at a line end between letters is a word broken across lines (`instru-\nctions`).
+_LINE_BREAK_HYPHEN = regex.compile(r"(?<=\p{L})-[ \t]{0,4}\r?\n[ \t]{0,4}(?=\p{L})")
+# Intensifiers, hedges and politeness words that change no instruction's meaning; an attacker
+# pads key phrases with them to stretch past bounded gaps (`ignore really truly all ...`).
+_FILLER = regex.compile(
+    r"(?<= )(?:(?:really|very|just|please|pls|kindly|truly|basically|honestly|simply|quickly|"
+    r"totally|absolutely|actually|literally|seriously|definitely|certainly|surely|completely|"
+    r"entirely|fully|utterly|extremely|highly|genuinely|frankly|obviously|clearly|essentially|"
+    r"practically|virtually|merely|perhaps|maybe|kinda|sorta|um|uh|umm|anyway|anyways) )+"
+)
+
+
 def words_view(skeleton: View) -> View:
     view = rewrite(skeleton, "words", _BLOCK_TAG, lambda m: " ")
     view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
+    # A second pass: removing `<b></b>` from `<<b></b>/b>` leaves a tag behind.
+    view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
+    view = rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
+    view = rewrite(view, "words", _LINE_BREAK_HYPHEN, lambda m: "")
     view = rewrite(view, "words", _JOINERS, lambda m: "")
     view = rewrite(view, "words", _SEPARATORS, lambda m: " ")
     view = rewrite(view, "words", _LEET_WORD, _unleet)
@@ -193,7 +211,7 @@ def words_view(skeleton: View) -> View:
         text, starts, ends = " " + text, (starts[0], *starts), (starts[0], *ends)
     if not text.endswith(" "):
         text, starts, ends = text + " ", (*starts, ends[-1]), (*ends, ends[-1])
-    return View("words", text, starts, ends)
+    return rewrite(View("words", text, starts, ends), "words", _FILLER, lambda m: "")
 
 
 class Views:
