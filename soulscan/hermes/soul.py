@@ -23,6 +23,7 @@ import hashlib
 from pathlib import Path
 from typing import Final, Literal
 
+from soulscan.hermes.home import home_setup_fails
 from soulscan.hermes.scanner import scan_context_content
 from soulscan.hermes.sections import prepare_context_text
 from soulscan.hermes.sources import READ_ERRORS, read_runtime_text
@@ -47,7 +48,6 @@ LEGACY_TEMPLATE_SHA256: Final = frozenset(
 SOUL_SEED_WARNING_PREFIX: Final = "soulscan: "
 
 SeedReason = Literal["missing", "legacy-template"]
-PROFILES_DIRNAME: Final = "profiles"
 
 
 def _normalised_soul(text: str) -> str:
@@ -71,14 +71,11 @@ def soul_md_would_be_seeded(hermes_home: HomePath) -> SeedReason | None:
     if hermes_home is None:
         return None
     home = Path(hermes_home)
-    if not home.exists():
-        if home.parent.name == PROFILES_DIRNAME:
-            return None  # the runtime refuses to resurrect a deleted profile
-    elif not home.is_dir():
-        return None  # creating the skeleton fails, so nothing is written
+    if home_setup_fails(home):
+        return None  # e.g. a deleted named profile is never resurrected
     soul_path = home / SOUL_FILENAME
     if not soul_path.exists():
-        return "missing"
+        return "missing"  # (home_setup_fails has ruled out a link that cannot be written)
     try:
         existing = read_runtime_text(soul_path)
     except READ_ERRORS:

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from soulscan.hermes.home import home_setup_fails
+
 DEFAULT_MAX_CHARS = 20_000
 HEAD_RATIO = 0.7
 TAIL_RATIO = 0.2
@@ -86,7 +88,10 @@ def _configured_max_chars(config: dict[Any, Any]) -> int | None:
 
 def context_file_max_chars(*, hermes_home: HomePath, context_length: object = None) -> int:
     """The cap Hermes 0.19.0 applies to each context source."""
-    configured = _configured_max_chars(read_hermes_config(hermes_home))
+    configured = None
+    if hermes_home is not None and not home_setup_fails(Path(hermes_home)):
+        # The runtime reads config.yaml only after setting up the home.
+        configured = _configured_max_chars(read_hermes_config(hermes_home))
     if configured is not None:
         return configured
     return dynamic_max_chars(context_length)
