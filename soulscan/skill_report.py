@@ -107,7 +107,8 @@ def _guard_finding(finding: GuardFinding, text: str, index: LineIndex, display: 
         confidence=Confidence.HIGH, scope=SKILL_KIND, message=message, path=display, span=span,
         location=location, snippet=snippet_of(text[span.start:span.end]), origin=ORIGIN_RUNTIME,
         runtime_visible=True, runtime_effect=_effect(finding.severity),
-        extra=_extra(text, span, index, location),
+        extra={**_extra(text, span, index, location),
+               **({"pack": rule.pack} if rule is not None else {})},
     )
 
 

@@ -89,6 +89,16 @@ def builtin_index() -> Mapping[str, RuleInfo]:
     return index_packs([runtime, *(p for p in builtin_packs() if p.id != runtime.id)])
 
 
+@functools.cache
+def _builtin_by_pack() -> Mapping[tuple[str, str], RuleInfo]:
+    return {(rule.pack, rule.id): info_of(rule) for pack in builtin_packs() for rule in pack.rules}
+
+
 def lookup(finding: Finding, index: Mapping[str, RuleInfo] | None = None) -> RuleInfo:
+    """The rule behind a finding: its own pack's when the finding names one
+    (``extra["pack"]``: ids such as ``role_hijack`` live in several packs)."""
+    pack = finding.extra.get("pack")
+    if pack is not None and (pack, finding.rule_id) in _builtin_by_pack():
+        return _builtin_by_pack()[(pack, finding.rule_id)]
     known = builtin_index() if index is None else index
     return known.get(finding.rule_id) or info_from_finding(finding)
