@@ -10,16 +10,18 @@ View names (the `view` key of a hardened rule):
   skeleton  HTML entities decoded, invisible/format characters and stacked combining marks
             removed, NFKC, lower-cased, and words written entirely in look-alike letters of
             another script folded to ASCII (UTS #39 confusables); punctuation kept
-  words     the skeleton with Markdown/HTML markup removed and every run of punctuation,
-            whitespace and line breaks collapsed to a single space, leetspeak digits in
-            letter words read as letters (`1gn0r3`); starts and ends with a space
+  words     the skeleton with Markdown/HTML markup and empty comments removed, words broken
+            across lines by a hyphen joined, every run of punctuation, whitespace and line
+            breaks collapsed to a single space, leetspeak digits in letter words read as
+            letters (`1gn0r3`) and filler adverbs (`really`, `kindly`) dropped; starts and
+            ends with a space
 """
 
 from __future__ import annotations
 
 import html
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -34,8 +36,8 @@ VIEW_NAMES = ("raw", "nfkc", "skeleton", "words")
 class View:
     name: str
     text: str
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
+    starts: Sequence[int]  # original start offset of each view character
+    ends: Sequence[int]
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Map a [start, end) span of this view to original code-point offsets."""
@@ -47,8 +49,8 @@ class View:
 
 
 def identity_view(text: str) -> View:
-    offsets = tuple(range(len(text)))
-    return View("raw", text, offsets, tuple(i + 1 for i in offsets))
+    # ranges index and slice like tuples without materialising a per-character offset table
+    return View("raw", text, range(len(text)), range(1, len(text) + 1))
 
 
 Replacement = Callable[["regex.Match[str]"], str]
@@ -58,36 +60,36 @@ def rewrite(view: View, name: str, pattern: regex.Pattern[str], replace: Replace
     """Replace every match of `pattern`.
 
     A same-length replacement keeps the per-character mapping; otherwise every replacement
-    character maps to the whole matched span.
+    character maps to the whole matched span. The text is built by one `sub` pass; the offset
+    tables are only rebuilt, by slices, around replacements that change the length.
     """
-    parts: list[str] = []
+    resized: list[tuple[int, int, int]] = []  # (start, end, new length) of length changes
+
+    def record(match: regex.Match[str]) -> str:
+        new = replace(match)
+        a, b = match.span()
+        if len(new) != b - a:
+            resized.append((a, b, len(new)))
+        return new
+
+    text = pattern.sub(record, view.text)
+    if not resized:
+        return View(name, text, view.starts, view.ends)
+    old_starts, old_ends = view.starts, view.ends
     starts: list[int] = []
     ends: list[int] = []
     position = 0
-    for match in pattern.finditer(view.text):
-        a, b = match.span()
-        parts.append(view.text[position:a])
-        starts.extend(view.starts[position:a])
-        ends.extend(view.ends[position:a])
-        new = replace(match)
-        if len(new) == b - a:
-            parts.append(new)
-            starts.extend(view.starts[a:b])
-            ends.extend(view.ends[a:b])
-        elif new:
-            parts.append(new)
-            source = (
-                (view.starts[a], view.ends[b - 1]) if b > a else (view.starts[a], view.starts[a])
-            )
-            starts.extend([source[0]] * len(new))
-            ends.extend([source[1]] * len(new))
+    for a, b, size in resized:
+        starts += old_starts[position:a]
+        ends += old_ends[position:a]
+        if size:
+            source = (old_starts[a], old_ends[b - 1]) if b > a else (old_starts[a], old_starts[a])
+            starts += [source[0]] * size
+            ends += [source[1]] * size
         position = b
-    if position == 0 and not parts:
-        return View(name, view.text, view.starts, view.ends)
-    parts.append(view.text[position:])
-    starts.extend(view.starts[position:])
-    ends.extend(view.ends[position:])
-    return View(name, "".join(parts), tuple(starts), tuple(ends))
+    starts += old_starts[position:]
+    ends += old_ends[position:]
+    return View(name, text, starts, ends)
 
 
 _ENTITY = regex.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
@@ -202,6 +204,9 @@ def words_view(skeleton: View) -> View:
     view = rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
     view = rewrite(view, "words", _LINE_BREAK_HYPHEN, lambda m: "")
     view = rewrite(view, "words", _JOINERS, lambda m: "")
+    # Emphasis marks inside a tag or comment (`<**/b>`, `<!-**--->`) hide it until removed.
+    view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
+    view = rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
     view = rewrite(view, "words", _SEPARATORS, lambda m: " ")
     view = rewrite(view, "words", _LEET_WORD, _unleet)
     if not view.text:
