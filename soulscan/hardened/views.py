@@ -185,7 +185,7 @@ def _unleet(match: regex.Match[str]) -> str:
 # An empty HTML comment renders as nothing, so it can split a word (`ig<!---->nore`).
 _EMPTY_COMMENT = regex.compile(r"<!--[\s-]{0,16}-->")
 # A hyphen at a line end between letters is a word broken across lines (`instru-\nctions`).
-_LINE_BREAK_HYPHEN = regex.compile(r"(?<=\p{L})-[ \t]{0,4}\r?\n[ \t]{0,4}(?=\p{L})")
+_LINE_BREAK_HYPHEN = regex.compile(r"(?<=[^\s-])-[ \t]{0,4}\r?\n[ \t]{0,4}(?=[^\s-])")
 # Intensifiers, hedges and politeness words that change no instruction's meaning; an attacker
 # pads key phrases with them to stretch past bounded gaps (`ignore really truly all ...`).
 _FILLER = regex.compile(
@@ -193,6 +193,12 @@ _FILLER = regex.compile(
     r"totally|absolutely|actually|literally|seriously|definitely|certainly|surely|completely|"
     r"entirely|fully|utterly|extremely|highly|genuinely|frankly|obviously|clearly|essentially|"
     r"practically|virtually|merely|perhaps|maybe|kinda|sorta|um|uh|umm|anyway|anyways) )+"
+)
+# `now` is filler too (`do now not tell`), except where it carries the meaning: a change of
+# state or time (`you are now`, `from now on`, `until now`, `do anything now`).
+_FILLER_NOW = regex.compile(
+    r"(?<= )(?<! (?:are|re|youre|is|was|were|be|from|right|until|till|anything|for|by|of|as)"
+    r" )now (?!on )"
 )
 
 
@@ -204,7 +210,9 @@ def words_view(skeleton: View) -> View:
     view = rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
     view = rewrite(view, "words", _LINE_BREAK_HYPHEN, lambda m: "")
     view = rewrite(view, "words", _JOINERS, lambda m: "")
-    # Emphasis marks inside a tag or comment (`<**/b>`, `<!-**--->`) hide it until removed.
+    # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
+    # `<!-**--->`) hide it until they are gone.
+    view = rewrite(view, "words", _LINE_BREAK_HYPHEN, lambda m: "")
     view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
     view = rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
     view = rewrite(view, "words", _SEPARATORS, lambda m: " ")
@@ -216,7 +224,8 @@ def words_view(skeleton: View) -> View:
         text, starts, ends = " " + text, (starts[0], *starts), (starts[0], *ends)
     if not text.endswith(" "):
         text, starts, ends = text + " ", (*starts, ends[-1]), (*ends, ends[-1])
-    return rewrite(View("words", text, starts, ends), "words", _FILLER, lambda m: "")
+    view = rewrite(View("words", text, starts, ends), "words", _FILLER, lambda m: "")
+    return rewrite(view, "words", _FILLER_NOW, lambda m: "")
 
 
 class Views:
