@@ -197,7 +197,7 @@ _FILLER = regex.compile(
 # `now` is filler too (`do now not tell`), except where it carries the meaning: a change of
 # state or time (`you are now`, `from now on`, `until now`, `do anything now`).
 _FILLER_NOW = regex.compile(
-    r"(?<= )(?<! (?:are|re|youre|is|was|were|be|from|right|until|till|anything|for|by|of|as)"
+    r"(?<= )(?<! (?:are|re|youre|is|was|were|be|from|right|until|till|anything|for|by)"
     r" )now (?!on )"
 )
 
