@@ -198,7 +198,7 @@ _FILLER = regex.compile(
 # state or time (`you are now`, `from now on`, `until now`, `do anything now`).
 _FILLER_NOW = regex.compile(
     r"(?<= )(?<! (?:are|re|youre|is|was|were|be|from|right|until|till|anything|for|by)"
-    r" )now (?!on )"
+    r"(?: [a-z]{1,12})? )now (?!on )"
 )
 
 
