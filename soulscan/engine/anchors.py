@@ -29,6 +29,11 @@ def fold(text: str) -> str:
 
 Requirement = frozenset[str]  # any one of these strings must occur
 
+# Stands for "some non-ASCII character" in a requirement of a ``regex``-dialect pattern: a
+# branch spelled in Cyrillic or CJK needs one, so an all-ASCII text rules it out.
+# ``PreparedText`` appends it to the folded form of every non-ASCII text.
+NON_ASCII = "\x00non-ascii\x00"
+
 
 Anchors = tuple[tuple[str, ...], ...]  # every group must have one member in the text
 
@@ -46,7 +51,10 @@ def extract_anchors(pattern: str, flags: int) -> Anchors | None:
 # Syntax that ``re`` would parse into something else than ``regex`` means (POSIX
 # classes read as plain sets, fuzzy constraints read as literal braces): a pattern
 # containing any of it gets no anchors rather than wrong ones.
-_REGEX_ONLY = ("[[:", "[:", "{e", "{s", "{i", "{d", "{c", "(?V", "(?|", "\\L<", "(?r")
+_REGEX_ONLY = ("{e", "{s", "{i", "{d", "{c", "(?V", "(?|", "\\L<", "(?r")
+# A POSIX class is ``[:name:]`` (or ``[:^name:]``); a set that merely starts with ``:``
+# (``[:>]``) means the same in both dialects.
+_POSIX_CLASS = re.compile(r"\[:\^?[A-Za-z_]*:\]")
 
 
 def extract_regex_anchors(pattern: str) -> Anchors | None:
@@ -56,32 +64,48 @@ def extract_regex_anchors(pattern: str) -> Anchors | None:
     pattern's case flags (a case-sensitive match still leaves its lower-cased
     literal in the folded text), so scoped ``(?i:…)`` groups need no tracking.
     """
-    if any(token in pattern for token in _REGEX_ONLY):
+    if any(token in pattern for token in _REGEX_ONLY) or _POSIX_CLASS.search(pattern):
         return None
     try:
         parsed = _parser.parse(pattern, 0)
     except (re.error, OverflowError, RecursionError):
         return None
-    return _rank(_requirements(list(parsed), ignorecase=True))
+    return _rank(_requirements(list(parsed), ignorecase=True, non_ascii=True))
 
 
 def _rank(requirements: list[Requirement]) -> Anchors | None:
     usable = {r for r in requirements if _usable(r)}
     if not usable:
         return None
-    ranked = sorted(usable, key=lambda r: (-min(len(s) for s in r), len(r), sorted(r)))
+    ranked = sorted(usable, key=lambda r: (-min(_strength(s) for s in r), len(r), sorted(r)))
     return tuple(tuple(sorted(r)) for r in ranked[:MAX_REQUIREMENTS])
 
 
+def _strength(anchor: str) -> int:
+    # The non-ASCII marker is the weakest usable anchor: most texts in the wild have some.
+    return MIN_ANCHOR if anchor == NON_ASCII else len(anchor)
+
+
 def _usable(requirement: Requirement) -> bool:
-    return bool(requirement) and min(len(s) for s in requirement) >= MIN_ANCHOR
+    return bool(requirement) and min(_strength(s) for s in requirement) >= MIN_ANCHOR
 
 
 def _best(requirements: list[Requirement]) -> Requirement | None:
     usable = [r for r in requirements if _usable(r)]
     if not usable:
         return None
-    return max(usable, key=lambda r: (min(len(s) for s in r), -len(r)))
+    return max(usable, key=lambda r: (min(_strength(s) for s in r), -len(r)))
+
+
+def _never_matches_ascii(ch: str) -> bool:
+    """Can no ASCII text match this non-ASCII literal, whatever the case flags?
+
+    Case-insensitive matching pairs a character with its upper, lower, title and folded
+    forms (``K`` Kelvin with ``k``, ``ſ`` with ``s``, ``ß`` with ``ss``); a character none
+    of whose forms holds ASCII is only ever matched by non-ASCII text.
+    """
+    forms = (ch, ch.lower(), ch.upper(), ch.title(), ch.casefold())
+    return not any(c.isascii() for form in forms for c in form)
 
 
 def _anchor_char(cp: int, ignorecase: bool) -> str | None:
@@ -91,8 +115,12 @@ def _anchor_char(cp: int, ignorecase: bool) -> str | None:
     return ch
 
 
-def _requirements(nodes: list[Any], ignorecase: bool) -> list[Requirement]:
-    """Every requirement that a match of this sequence must meet."""
+def _requirements(nodes: list[Any], ignorecase: bool, non_ascii: bool = False) -> list[Requirement]:
+    """Every requirement that a match of this sequence must meet.
+
+    With ``non_ascii`` a non-ASCII literal that no ASCII text can match adds the
+    ``NON_ASCII`` requirement.
+    """
     found: list[Requirement] = []
     run: list[str] = []
 
@@ -106,6 +134,8 @@ def _requirements(nodes: list[Any], ignorecase: bool) -> list[Requirement]:
             ch = _anchor_char(av, ignorecase)
             if ch is None:
                 close_run()
+                if non_ascii and av >= 0x80 and _never_matches_ascii(chr(av)):
+                    found.append(frozenset({NON_ASCII}))
             else:
                 run.append(ch)
             continue
@@ -114,11 +144,11 @@ def _requirements(nodes: list[Any], ignorecase: bool) -> list[Requirement]:
             add_flags, del_flags = av[1], av[2]
             if (add_flags | del_flags) & re.IGNORECASE and not ignorecase:
                 continue  # a scoped case flag: python-re packs never have one
-            found += _requirements(list(av[3]), ignorecase)
+            found += _requirements(list(av[3]), ignorecase, non_ascii)
         elif op is C.BRANCH:
             alternatives: set[str] = set()
             for branch in av[1]:
-                best = _best(_requirements(list(branch), ignorecase))
+                best = _best(_requirements(list(branch), ignorecase, non_ascii))
                 if best is None:
                     alternatives = set()
                     break
@@ -126,7 +156,10 @@ def _requirements(nodes: list[Any], ignorecase: bool) -> list[Requirement]:
             if alternatives:
                 found.append(frozenset(alternatives))
         elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and av[0] >= 1:
-            found += _requirements(list(av[2]), ignorecase)
+            found += _requirements(list(av[2]), ignorecase, non_ascii)
+        elif op is C.ASSERT:
+            # a positive lookahead or lookbehind must match inside the text as well
+            found += _requirements(list(av[1]), ignorecase, non_ascii)
         elif op is C.IN and _is_literal_set(av, ignorecase):
             found.append(frozenset(_anchor_char(cp, ignorecase) or "" for _, cp in av))
     close_run()

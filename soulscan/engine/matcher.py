@@ -73,7 +73,8 @@ class PreparedText:
     @property
     def folded(self) -> str:
         if self._folded is None:
-            self._folded = anchors.fold(self.text)
+            folded = anchors.fold(self.text)
+            self._folded = folded if self.text.isascii() else folded + anchors.NON_ASCII
         return self._folded
 
     def may_match(self, rule: Rule) -> bool:
