@@ -62,6 +62,11 @@ def memory_tool(
             return tool_error(
                 "operations must be a list of {action, content?, old_text?} objects.", success=False
             )
+        # The runtime's write gate (_apply_batch_write_gate, 0.19.0) reads every op
+        # with .get before the batch runs, so an op that is not a mapping raises
+        # AttributeError out of the tool call there; do exactly the same.
+        for op in operations:
+            (op or {}).get("action", "?")
         return json.dumps(store.apply_batch(target, operations), ensure_ascii=False)
     if action == "add" and not content:
         return tool_error("Content is required for 'add' action.", success=False)
