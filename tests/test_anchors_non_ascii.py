@@ -1,4 +1,4 @@
-"""Anchors from lookarounds and non-ASCII branches never hide a match."""
+"""Anchors from lookarounds, factored prefixes and non-ASCII branches never hide a match."""
 
 from __future__ import annotations
 
@@ -43,6 +43,11 @@ def test_case_partners_of_ascii_are_not_non_ascii_anchors(char: str) -> None:
         pytest.param(r"(?<![:>])x(?!secret)", None, id="negative-lookarounds-give-nothing"),
         pytest.param(r"[:>] {0,4}admin", (("admin",),), id="set-starting-with-colon"),
         pytest.param(r"ß|ignore", None, id="sharp-s-matches-ascii-ss"),
+        pytest.param(
+            r"#\s*(?:nosec|noqa)\b",
+            (("noqa", "nosec"), ("no",), ("qa", "sec")),
+            id="factored-prefix-glued-to-alternatives",
+        ),
     ],
 )
 def test_extract_regex_anchors(pattern: str, expected: object) -> None:

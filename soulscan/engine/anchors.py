@@ -139,6 +139,10 @@ def _requirements(nodes: list[Any], ignorecase: bool, non_ascii: bool = False) -
             else:
                 run.append(ch)
             continue
+        if op is C.BRANCH and run:
+            # ``re`` factors a common prefix out of alternatives (``no(?:sec|qa)``):
+            # the prefix glued to each alternative's own leading literals is stronger.
+            found.append(frozenset("".join(run) + _leading_literals(b, ignorecase) for b in av[1]))
         close_run()
         if op is C.SUBPATTERN:
             add_flags, del_flags = av[1], av[2]
@@ -164,6 +168,17 @@ def _requirements(nodes: list[Any], ignorecase: bool, non_ascii: bool = False) -
             found.append(frozenset(_anchor_char(cp, ignorecase) or "" for _, cp in av))
     close_run()
     return found
+
+
+def _leading_literals(nodes: list[Any], ignorecase: bool) -> str:
+    """The literal characters every match of this sequence starts with."""
+    chars = []
+    for op, av in nodes:
+        ch = _anchor_char(av, ignorecase) if op is C.LITERAL else None
+        if ch is None:
+            break
+        chars.append(ch)
+    return "".join(chars)
 
 
 def _is_literal_set(items: list[Any], ignorecase: bool) -> bool:
