@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from soulscan.cli import main
 from soulscan.errors import RulePackError
 from soulscan.extra_packs import extra_matches
 
@@ -54,3 +56,20 @@ def test_kinds_limit_where_a_rule_runs(tmp_path: Path) -> None:
 def test_bad_project_pack(tmp_path: Path, rule_id: str, view: str, message: str) -> None:
     with pytest.raises(RulePackError, match=message):
         list(extra_matches("yolo", "agents", (_pack(tmp_path, rule_id, view),)))
+
+
+def test_scan_and_baseline_run_the_config_packs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    pack = Path(_pack(tmp_path))
+    (tmp_path / ".soulscan.yaml").write_text(
+        f"rule-packs: [{pack.name}]\nfail-on: low\n", encoding="utf-8"
+    )
+    (tmp_path / "AGENTS.md").write_text("Ship it, YOLO.\n", encoding="utf-8")
+    assert main(["scan", "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["files"][0]["findings"]
+    assert [(f["rule_id"], f["line"], f["column"]) for f in findings] == [("TEAM001", 1, 10)]
+    assert main(["baseline", "create"]) == 0
+    assert main(["scan", "--format", "json", "--baseline", ".soulscan-baseline.json"]) == 0

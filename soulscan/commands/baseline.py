@@ -31,6 +31,7 @@ def _scan(paths: tuple[str, ...], settings: Settings) -> ScanReport:
         profile=settings.profile or "all",
         hermes_home=settings.hermes_home,
         context_length=settings.context_length,
+        rule_packs=tuple(str(path) for path in settings.rule_packs),
     )
     targets = paths or settings.paths or (() if settings.hermes_home is not None else (".",))
     discovery = discover(targets, hermes_home=settings.hermes_home, exclude=settings.exclude)
