@@ -14,6 +14,8 @@ from urllib.parse import unquote
 
 import regex
 
+from soulscan.engine.anchors import fold
+
 MAX_BLOBS = 64
 MAX_BLOB_CHARS = 65_536
 
@@ -44,7 +46,12 @@ def _printable(text: str) -> bool:
     return len(text) >= 16 and all(ch.isprintable() or ch in "\n\t\r" for ch in text)
 
 
-_BASE64 = regex.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{8,65536}={0,2}(?![A-Za-z0-9+/=_-])")
+_BASE64 = regex.compile(
+    r"(?<![A-Za-z0-9+/=_-])"
+    # what `_base64` accepts at all: a digit, + or /, or both cases (skips plain words fast)
+    r"(?:(?=[A-Za-z_-]*+[0-9+/])|(?=[A-Z0-9+/_-]*+[a-z])(?=[a-z0-9+/_-]*+[A-Z]))"
+    r"[A-Za-z0-9+/_-]{8,65536}={0,2}(?![A-Za-z0-9+/=_-])"
+)
 _BASE32 = regex.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{8,65536}={0,6}(?![A-Za-z0-9=])")
 _HEX = regex.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){5,32768}(?![0-9A-Za-z])")
 _PERCENT = regex.compile(
@@ -293,11 +300,29 @@ _DECODERS = (
 )
 
 
+def _may_hold(name: str, text: str, folded: str) -> bool:
+    """False only when `text` provably holds no blob of this encoding: a cheap test that
+    spares the slower scans (NATO is a case-insensitive alternation at every word)."""
+    if name == "url":
+        return text.count("%") >= 3
+    if name == "escapes":
+        return "\\x" in text or "\\u" in text
+    if name == "braille":
+        return "\u2820" in text
+    if name == "nato":
+        # `fold` sends every case variant of an ASCII letter to it (tests/test_anchors.py)
+        return any(word in folded for word in _NATO_WORDS)
+    return True
+
+
 def decode_blobs(text: str) -> list[DecodedBlob]:
     """Readable decodings of the encoded blobs in `text`, in text order, at most MAX_BLOBS."""
     found: list[DecodedBlob] = []
     taken: list[tuple[int, int]] = []
+    folded = fold(text)
     for name, pattern, decoder, min_words in _DECODERS:
+        if not _may_hold(name, text, folded):
+            continue
         for match in pattern.finditer(text):
             start, end = match.span()
             if end - start > MAX_BLOB_CHARS or any(a < end and start < b for a, b in taken):
