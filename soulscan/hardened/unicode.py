@@ -217,7 +217,9 @@ def _issue_for_run(text: str, kind: str, start: int, end: int) -> UnicodeIssue:
 
 def _homoglyph_words(text: str) -> list[UnicodeIssue]:
     """Words that mix Latin letters with look-alike letters of another script (`іgnore`)."""
-    issues = []
+    issues: list[UnicodeIssue] = []
+    if text.isascii():
+        return issues  # every word is ASCII: nothing to look alike
     for match in _WORD.finditer(text):
         word = match.group()
         if word.isascii() or not _LATIN.search(word):
