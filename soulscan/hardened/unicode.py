@@ -68,6 +68,10 @@ _TAG = regex.compile(r"[\U000E0000-\U000E007F]")
 _WORD = regex.compile(r"[\p{L}\p{M}]{2,64}")
 _LATIN = regex.compile(r"\p{Latin}")
 _FOREIGN_LOOKALIKE = frozenset(cp for cp in TO_ASCII if not regex.match(r"\p{Latin}", chr(cp)))
+# One C-speed scan tells whether a text holds any foreign look-alike at all.
+_ANY_FOREIGN_LOOKALIKE = regex.compile(
+    "[" + "".join(regex.escape(chr(cp)) for cp in sorted(_FOREIGN_LOOKALIKE)) + "]"
+)
 _STACKED = regex.compile(r"(?:[\x21-\x7e\p{Latin}][\p{Mn}\p{Me}]{3,32}[ ]?){2,65536}")
 _MOJIBAKE_NEIGHBOUR = regex.compile(
     r"[\u00a0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2026\u2030\u2039\u203a\u20ac\u2122]"
@@ -218,8 +222,8 @@ def _issue_for_run(text: str, kind: str, start: int, end: int) -> UnicodeIssue:
 def _homoglyph_words(text: str) -> list[UnicodeIssue]:
     """Words that mix Latin letters with look-alike letters of another script (`іgnore`)."""
     issues: list[UnicodeIssue] = []
-    if text.isascii():
-        return issues  # every word is ASCII: nothing to look alike
+    if text.isascii() or not _ANY_FOREIGN_LOOKALIKE.search(text):
+        return issues  # no word can mix in a look-alike letter
     for match in _WORD.finditer(text):
         word = match.group()
         if word.isascii() or not _LATIN.search(word):
