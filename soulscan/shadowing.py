@@ -32,7 +32,10 @@ def _project_directory(result: FileResult) -> Path:
 def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
     """One note per scanned, loadable project file that Hermes skips for another one."""
     results = list(results)
-    hermes_files = [r for r in results if r.kind == "hermes" and r.path != "<stdin>"]
+    # Indexed by resolved path once: a lookup per directory, not a scan of every
+    # .hermes.md per directory (quadratic on a tree of thousands of directories).
+    hermes_files = _by_resolved_path(
+        r for r in results if r.kind == "hermes" and r.path != "<stdin>")
     by_directory: dict[str, list[FileResult]] = {}
     for result in results:
         if result.kind in PROJECT_KINDS and result.path != "<stdin>":
@@ -48,15 +51,18 @@ def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
     return notes
 
 
-def _same_file(result: FileResult, path: Path) -> bool:
-    try:
-        return Path(result.path).resolve() == path.resolve()
-    except OSError:
-        return False
+def _by_resolved_path(results: Iterable[FileResult]) -> dict[Path, FileResult]:
+    index: dict[Path, FileResult] = {}
+    for result in results:
+        try:
+            index.setdefault(Path(result.path).resolve(), result)
+        except OSError:
+            continue
+    return index
 
 
 def _losers(
-    directory: Path, members: list[FileResult], hermes_files: list[FileResult]
+    directory: Path, members: list[FileResult], hermes_files: dict[Path, FileResult]
 ) -> list[tuple[FileResult, str]]:
     loadable = [m for m in members if m.runtime.action != "skip"]
     try:
@@ -65,7 +71,10 @@ def _losers(
         return []
     if found is not None:
         # It may sit in a parent directory (Hermes walks up to the git root).
-        scanned = next((h for h in hermes_files if _same_file(h, found)), None)
+        try:
+            scanned = hermes_files.get(found.resolve())
+        except OSError:
+            scanned = None
         if scanned is None:
             # Found by Hermes but not scanned here: its verdict is unknown, so say nothing.
             return []

@@ -32,7 +32,10 @@ class Seed:
 
 
 def builtin_seeds_path() -> Path:
-    """Where the shipped seeds live in a source checkout or sdist."""
+    """Where the shipped seeds live: inside the wheel, or ``corpus/seeds`` of a checkout."""
+    packaged = Path(__file__).resolve().parents[1] / "_corpus" / "seeds" / "seeds.jsonl"
+    if packaged.is_file():
+        return packaged
     return Path(__file__).resolve().parents[2] / "corpus" / "seeds" / "seeds.jsonl"
 
 

@@ -27,6 +27,8 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import regex
+
 PIECE = 2048  # aim for pieces of about this size
 LONG_MARK_RUN = 32  # from this many marks in a row, CPython's reordering gets slow
 MAX_PIECE = 8192  # never normalise a longer run in one call
@@ -35,14 +37,18 @@ MAX_PIECE = 8192  # never normalise a longer run in one call
 @dataclass(frozen=True)
 class MappedText:
     text: str
-    starts: tuple[int, ...]  # source start offset for each character of ``text``
-    ends: tuple[int, ...]    # source end offset for each character of ``text``
+    # Source start/end offset of each character of ``text``; None when ``text`` is
+    # the source itself (the common case: most files need no normalisation).
+    starts: tuple[int, ...] | None
+    ends: tuple[int, ...] | None
     source_length: int
 
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """Map a half-open range of ``text`` back to the source text."""
         if start >= len(self.text):
             return self.source_length, self.source_length
+        if self.starts is None or self.ends is None:
+            return start, max(start, end)
         if end <= start:
             return self.starts[start], self.starts[start]
         return self.starts[start], self.ends[end - 1]
@@ -82,19 +88,13 @@ def nfkc(text: str) -> str:
     return unicodedata.normalize("NFC", _canonical_order(decomposed))
 
 
+# Only decides which of two exact paths to take, so it may be approximate: marks
+# by general category rather than by combining class, and regex's Unicode version.
+_MARK_RUN = regex.compile(rf"[\p{{Mn}}\p{{Mc}}\p{{Me}}]{{{LONG_MARK_RUN}}}")
+
+
 def _has_long_mark_run(text: str) -> bool:
-    run = 0
-    combining = unicodedata.combining
-    for ch in text:
-        if ch.isascii():
-            run = 0
-        elif combining(ch):
-            run += 1
-            if run >= LONG_MARK_RUN:
-                return True
-        else:
-            run = 0
-    return False
+    return _MARK_RUN.search(text) is not None
 
 
 def _canonical_order(text: str) -> str:
@@ -127,8 +127,7 @@ def _groups(text: str) -> list[tuple[int, int]]:
 
 def nfkc_mapped(text: str) -> MappedText:
     if text.isascii():  # NFKC leaves ASCII alone: nothing to map
-        identity = tuple(range(len(text)))
-        return MappedText(text, identity, tuple(i + 1 for i in identity), len(text))
+        return MappedText(text, None, None, len(text))
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -144,7 +143,10 @@ def nfkc_mapped(text: str) -> MappedText:
             out.append(group)
             starts.extend([a + ga] * len(group))
             ends.extend([a + gb] * len(group))
-    return MappedText("".join(out), tuple(starts), tuple(ends), len(text))
+    normalised = "".join(out)
+    if normalised == text:
+        return MappedText(text, None, None, len(text))
+    return MappedText(normalised, tuple(starts), tuple(ends), len(text))
 
 
 def _map_piece(piece: str, whole: str) -> list[tuple[int, int, str]]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import regex
+
 from soulscan.engine.matcher import PreparedText, rule_finditer, rule_search
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
@@ -35,6 +37,12 @@ INVISIBLE_CHARS: frozenset[str] = frozenset(
     "\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff"
     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
+
+
+@functools.cache
+def _invisible_pattern() -> regex.Pattern[str]:
+    """One character class of the runtime's invisible set: a C-speed scan."""
+    return regex.compile("[" + "".join(f"\\u{ord(ch):04x}" for ch in sorted(_pack_invisible())) + "]")
 
 
 def invisible_id(ch: str) -> str:
@@ -115,10 +123,9 @@ def runtime_matches(text: str, scope: str) -> list[RuntimeMatch]:
     just the scan window: callers compare spans with ``MAX_SCAN_CHARS`` to tell
     whether the runtime would have seen them)."""
     rules = rules_for_scope(scope)
-    invisible = _pack_invisible()
     matches = [
-        RuntimeMatch(invisible_id(ch), None, i, i + 1)
-        for i, ch in enumerate(text) if ch in invisible
+        RuntimeMatch(invisible_id(m.group()), None, m.start(), m.end())
+        for m in _invisible_pattern().finditer(text)
     ]
     mapped = nfkc_mapped(text)
     prepared = PreparedText(mapped.text)
