@@ -39,6 +39,7 @@ def test_base64_lookaheads_keep_every_decodable_run(text: str) -> None:
         pytest.param("%69%67%6e%6f%72%65 previous", id="url"),
         pytest.param("\\x69\\x67\\x6e\\x6f\\x72\\x65", id="escapes"),
         pytest.param("ALFA bravo Charlie delta echo", id="nato"),
+        pytest.param("alfa, bravo, \u212aILO, \u017fierra, echo", id="nato-kelvin-and-long-s"),
         pytest.param("\u2820\u2803\u2801\u2811 \u2801\u2803", id="braille"),
     ],
 )

@@ -310,8 +310,10 @@ def _may_hold(name: str, text: str, folded: str) -> bool:
     if name == "braille":
         return "\u2820" in text
     if name == "nato":
-        # `fold` sends every case variant of an ASCII letter to it (tests/test_anchors.py)
-        return any(word in folded for word in _NATO_WORDS)
+        # A run is five NATO words or more; `fold` sends every case variant of an ASCII
+        # letter to that letter (tests/test_anchors.py), and `count` finds the most
+        # non-overlapping occurrences of each word.
+        return sum(folded.count(word) for word in _NATO_WORDS) >= 5
     return True
 
 
