@@ -88,3 +88,22 @@ def test_runtime_pack_matches_the_runtime_table_shape() -> None:
     assert (scopes.count("all"), scopes.count("context"), scopes.count("strict")) == (11, 17, 8)
     assert len(pack.invisible_chars) == 17
     assert pack.scan_window == 65_536
+
+
+def test_built_in_rules_compile_lazily_and_user_rules_eagerly(tmp_path: Path) -> None:
+    from soulscan.engine import rulepack
+
+    path = _pack(tmp_path, GOOD_RULE.replace("'evil'", "'lazy-only-pattern-x'"))
+    rulepack._compiled.cache_clear()
+    trusted = load_pack(path, trusted=True)
+    assert rulepack._compiled.cache_info().currsize == 0
+    assert rule_search(trusted.rules[0], "a lazy-only-pattern-x here")
+    with pytest.raises(RulePackError):
+        load_pack(_pack(tmp_path, GOOD_RULE.replace("'evil'", "'(evil'")))
+
+
+def test_fullcase_rules_get_no_ascii_anchors(tmp_path: Path) -> None:
+    pack = load_pack(_pack(tmp_path, GOOD_RULE.replace("'evil'", "'strasse'")
+                           + "    flags: [ignorecase, fullcase]\n"))
+    assert pack.rules[0].anchors is None
+    assert rule_search(pack.rules[0], "STRASSE") and rule_search(pack.rules[0], "stra\u00dfe")

@@ -82,7 +82,10 @@ class Rule:
     view: str
     kinds: frozenset[str]  # empty: every kind
     origin: str  # "runtime" (the runtime's own table) or "hardened"
-    compiled: regex.Pattern[str] = field(compare=False, repr=False)
+    # What ``compiled`` compiles: built-in packs compile a rule on first use, since
+    # compiling all ~280 built-in rules with regex's parser would dominate start-up.
+    regex_source: str = field(compare=False, repr=False)
+    regex_flags: int = field(compare=False, repr=False)
     # python-re packs: ``compiled`` may be a quick-to-compile variant that is exact
     # on any text without a character of ``exact_guard``; otherwise ``exact_source``
     # (compiled on demand by the matcher) is used.
@@ -95,6 +98,15 @@ class Rule:
     # Built-in packs are linear by construction and reviewed; only user packs pay
     # for the per-search time limit (it doubles the cost of a short search).
     trusted: bool = field(default=False, compare=False, repr=False)
+
+    @property
+    def compiled(self) -> regex.Pattern[str]:
+        return _compiled(self.regex_source, self.regex_flags)
+
+
+@functools.cache
+def _compiled(source: str, flags: int) -> regex.Pattern[str]:
+    return regex.compile(source, flags)
 
 
 @dataclass(frozen=True)
@@ -185,12 +197,13 @@ def _flags(reader: _PackReader, names: tuple[str, ...], table: Mapping[str, int]
     return bits
 
 
-_Compiled = tuple[regex.Pattern[str], str | None, str | None]
+_Compiled = tuple[str, int, str | None, str | None]
 
 
 def _compile(reader: _PackReader, dialect: str, pattern: str, flag_names: tuple[str, ...],
-             rule_id: str, translations: dict[str, Any]) -> _Compiled:
-    """The compiled pattern, plus the exact source and its guard for python-re packs."""
+             rule_id: str, translations: dict[str, Any], trusted: bool) -> _Compiled:
+    """The regex source and flags, plus the exact source and its guard for python-re
+    packs. A user pack is compiled here, so a bad pattern stops the load."""
     from soulscan.engine import pyre
 
     try:
@@ -202,11 +215,14 @@ def _compile(reader: _PackReader, dialect: str, pattern: str, flag_names: tuple[
                 fast = pyre.fast_variant(exact)
                 translations[key] = [exact, fast, pyre.exactness_guard() if fast else None]
             exact, fast, guard = translations[key]
-            if fast is None:
-                return regex.compile(exact, regex.V1), None, None
-            return regex.compile(fast, regex.V1), exact, guard
-        bits = _flags(reader, flag_names, _REGEX_FLAG_BITS, rule_id)
-        return regex.compile(pattern, bits | regex.V0), None, None
+            result: _Compiled = ((exact, regex.V1, None, None) if fast is None
+                                 else (fast, regex.V1, exact, guard))
+        else:
+            bits = _flags(reader, flag_names, _REGEX_FLAG_BITS, rule_id) | regex.V0
+            result = (pattern, bits, None, None)
+        if not trusted:
+            _compiled(result[0], result[1])
+        return result
     except RulePackError as exc:
         raise reader.fail(f"bad pattern: {exc}", rule_id) from exc
     except (regex.error, re.error, OverflowError, ValueError) as exc:
@@ -219,6 +235,13 @@ def _header(reader: _PackReader, data: dict[str, Any]) -> dict[str, Any]:
         raise reader.fail("missing 'pack' header mapping")
     reader.check_keys(header, HEADER_KEYS, "pack header")
     return header
+
+
+@functools.cache
+def _anchors_source() -> bytes:
+    from soulscan.engine import anchors
+
+    return Path(anchors.__file__).read_bytes()
 
 
 @functools.cache
@@ -253,14 +276,16 @@ def load_pack(path: str | os.PathLike[str], *, trusted: bool = False) -> RulePac
         raise reader.fail("'rules' must be a non-empty list")
     rules: list[Rule] = []
     seen: set[str] = set()
-    cache_name = f"pyre-{cache.environment_key(raw_text, _pyre_source())}.json"
-    cached = cache.load(cache_name) if dialect == "python-re" else None
+    # Derived data (python-re translations, literal anchors) depends only on the pack
+    # text, this code and the interpreter: cached on disk, it is computed once.
+    cache_name = f"pack-{cache.environment_key(raw_text, _pyre_source(), _anchors_source())}.json"
+    cached = cache.load(cache_name)
     translations: dict[str, Any] = dict(cached) if isinstance(cached, dict) else {}
     known = len(translations)
     for index, raw in enumerate(raw_rules):
         rules.append(_rule(reader, raw, index, pack_id, dialect, origin, scopes, pack_flags,
                            pack_view, seen, translations, trusted))
-    if dialect == "python-re" and len(translations) != known:
+    if len(translations) != known:
         cache.store(cache_name, translations)
     invisible = frozenset(_codepoint(reader, v) for v in reader.strings(
         data.get("invisible_chars"), "invisible_chars"))
@@ -327,14 +352,9 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
     tags = reader.strings(raw.get("tags"), "tags", rule_id)
     if isinstance(category, str):
         tags = (*tags, category)
-    compiled, exact_source, exact_guard = _compile(reader, dialect, pattern, flags, rule_id,
-                                                   translations)
-    from soulscan.engine.anchors import extract_anchors, extract_regex_anchors
-
-    if dialect == "python-re":
-        anchors = extract_anchors(pattern, _flags(reader, flags, _FLAG_BITS, rule_id))
-    else:
-        anchors = extract_regex_anchors(pattern)
+    source, bits, exact_source, exact_guard = _compile(reader, dialect, pattern, flags,
+                                                       rule_id, translations, trusted)
+    anchors = _anchors(reader, dialect, pattern, flags, rule_id, translations)
     return Rule(
         id=rule_id, name=name, pack=pack_id, scope=scope, severity=severity,
         confidence=confidence, message=reader.text(raw, "message", rule_id), pattern=pattern,
@@ -343,10 +363,28 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
                           reader.strings(examples.get("no-match"), "no-match", rule_id)),
         tags=tags, view=reader.text(raw, "view", rule_id, required=False, default=pack_view),
         kinds=kinds, origin=origin,
-        compiled=compiled, exact_source=exact_source, exact_guard=exact_guard,
+        regex_source=source, regex_flags=bits, exact_source=exact_source,
+        exact_guard=exact_guard,
         anchors=anchors, anchors_folded=dialect != "python-re" or "ignorecase" in flags,
         trusted=trusted,
     )
+
+
+def _anchors(reader: _PackReader, dialect: str, pattern: str, flags: tuple[str, ...],
+             rule_id: str, derived: dict[str, Any]) -> tuple[tuple[str, ...], ...] | None:
+    from soulscan.engine.anchors import extract_anchors, extract_regex_anchors
+
+    key = f"anchors:{dialect}:{','.join(flags)}:{pattern}"
+    if key not in derived:
+        if dialect == "python-re":
+            found = extract_anchors(pattern, _flags(reader, flags, _FLAG_BITS, rule_id))
+        elif "fullcase" in flags:
+            found = None  # full case folding matches "ss" to "ß": ASCII anchors would lie
+        else:
+            found = extract_regex_anchors(pattern)
+        derived[key] = None if found is None else [list(group) for group in found]
+    groups = derived[key]
+    return None if groups is None else tuple(tuple(group) for group in groups)
 
 
 def builtin_pack_paths() -> list[Path]:
