@@ -154,6 +154,8 @@ def _unchanged(text: str) -> str:
 
 
 def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding]:
+    if _runtime_cleared(region):
+        return
     for match in runtime_matches(region.text, region.scope):
         if not context.admit(match.rule_id):
             continue
@@ -166,6 +168,15 @@ def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding
         counted = _inside(span, region.scanned) and match.rule_id in region.ids
         effect = region.effect if counted else EFFECT_NONE
         yield _finding(context, region, facts, ORIGIN_RUNTIME, span, effect)
+
+
+def _runtime_cleared(region: Region) -> bool:
+    """The runtime scanned all of this text, with these very rules, and found nothing:
+    locating occurrences would find none either (the common case, and most of the
+    per-file cost of a scan)."""
+    return (not region.ids and region.scanned is not None
+            and region.scanned.start <= region.offset
+            and region.offset + len(region.text) <= region.scanned.end)
 
 
 def _hardened_findings(
