@@ -47,8 +47,9 @@ MAX_OCCURRENCES = 1000
 
 
 @dataclass(frozen=True)
-class _RuleFacts:
-    """What a finding needs to know about the rule that produced it."""
+class RuleFacts:
+    """What a finding needs to know about the rule that produced it (shared with the
+    ``soulscan hermes`` audit, whose findings are built the same way)."""
 
     id: str
     severity: Severity
@@ -57,13 +58,14 @@ class _RuleFacts:
     message: str
 
     @classmethod
-    def of(cls, rule: Rule) -> _RuleFacts:
+    def of(cls, rule: Rule) -> RuleFacts:
         return cls(rule.id, rule.severity, rule.confidence, rule.scope, rule.message)
 
 
-def _invisible_facts(rule_id: str, char: str, scope: str) -> _RuleFacts:
+def invisible_facts(rule_id: str, char: str, scope: str) -> RuleFacts:
+    """The runtime reports invisible characters by id only; describe the character."""
     name = unicodedata.name(char, "unnamed")
-    return _RuleFacts(
+    return RuleFacts(
         rule_id,
         Severity.HIGH,
         Confidence.HIGH,
@@ -161,9 +163,9 @@ def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding
             continue
         span = Span(region.offset + match.start, region.offset + match.end)
         if match.rule is None:
-            facts = _invisible_facts(match.rule_id, region.text[match.start], region.scope)
+            facts = invisible_facts(match.rule_id, region.text[match.start], region.scope)
         else:
-            facts = _RuleFacts.of(match.rule)
+            facts = RuleFacts.of(match.rule)
         # Only an occurrence the runtime saw inside its window contributed to the block.
         counted = _inside(span, region.scanned) and match.rule_id in region.ids
         effect = region.effect if counted else EFFECT_NONE
@@ -190,7 +192,7 @@ def _hardened_findings(
             continue
         span = Span(region.offset + match.start, region.offset + match.end)
         yield _finding(
-            context, region, _RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
+            context, region, RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
             decoded=match.decoded, detail=match.detail,
         )
 
@@ -203,13 +205,13 @@ def _project_pack_findings(
         if not context.admit(rule.id):
             continue
         span = Span(region.offset + start, region.offset + end)
-        yield _finding(context, region, _RuleFacts.of(rule), ORIGIN_HARDENED, span, EFFECT_NONE)
+        yield _finding(context, region, RuleFacts.of(rule), ORIGIN_HARDENED, span, EFFECT_NONE)
 
 
 def _finding(
     context: _FileContext,
     region: Region,
-    facts: _RuleFacts,
+    facts: RuleFacts,
     origin: str,
     span: Span,
     effect: str,

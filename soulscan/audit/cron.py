@@ -23,10 +23,11 @@ from typing import Any
 
 from soulscan.audit.files import read_bytes, read_text
 from soulscan.audit.homes import Home
-from soulscan.audit.report import AuditItem, Facts, Hit, invisible_facts
+from soulscan.audit.report import AuditItem, Facts, Hit
 from soulscan.audit.source import KeyPath, Marks, SourceText, key_path_text
 from soulscan.engine.matcher import rule_finditer
 from soulscan.engine.rulepack import Rule, builtin_packs
+from soulscan.findings import invisible_facts
 from soulscan.hermes.cron_scan import (
     EXFIL_PACK,
     INVISIBLE_ID,

@@ -18,8 +18,9 @@ from typing import Any
 
 from soulscan.audit.files import read_text
 from soulscan.audit.homes import Home, config_section
-from soulscan.audit.report import AuditItem, Facts, Hit, invisible_facts
+from soulscan.audit.report import AuditItem, Facts, Hit
 from soulscan.audit.source import Marks
+from soulscan.findings import invisible_facts
 from soulscan.hermes.scanner import runtime_matches, scan_for_threats
 from soulscan.hermes.skill_install import AGENT_CREATED, install_decision
 from soulscan.hermes.skills_guard import scan_text, verdict_of

@@ -12,22 +12,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import unicodedata
 from dataclasses import dataclass
 
 from soulscan.audit.source import SourceText
 from soulscan.engine.rulepack import Rule, builtin_packs
+from soulscan.findings import RuleFacts
 from soulscan.hardened.analyze import analyze
 from soulscan.hardened.secrets import redact
 from soulscan.models import (
     EFFECT_NONE,
     ORIGIN_HARDENED,
     ORIGIN_RUNTIME,
-    Confidence,
     FileResult,
     Finding,
     RuntimeSummary,
-    Severity,
     Span,
 )
 from soulscan.pipeline import snippet_of
@@ -38,26 +36,8 @@ SURFACES_PACK = "soulscan-hardened-surfaces"
 NOT_SCANNED = "not scanned by Hermes"
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What a finding needs from the rule behind it."""
-
-    id: str
-    severity: Severity
-    confidence: Confidence
-    scope: str
-    message: str
-
-    @classmethod
-    def of(cls, rule: Rule) -> Facts:
-        return cls(rule.id, rule.severity, rule.confidence, rule.scope, rule.message)
-
-
-def invisible_facts(rule_id: str, char: str, scope: str) -> Facts:
-    name = unicodedata.name(char, "unnamed")
-    return Facts(rule_id, Severity.HIGH, Confidence.HIGH, scope,
-                 f"Invisible character U+{ord(char):04X} ({name}) hides or reorders text; "
-                 "the runtime's scanner treats it as an injection.")
+# One description of a rule for every finding, the audit's included.
+Facts = RuleFacts
 
 
 @dataclass(frozen=True)
