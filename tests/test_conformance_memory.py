@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +28,8 @@ from support.spec import (
 
 from soulscan.hermes import file_safety
 from soulscan.hermes.memory import MemoryStore
-from soulscan.hermes.memory_tool import memory_tool
 from soulscan.hermes.prompt import build_system_prompt_parts
+from tests.support.memory_calls import apply_memory_call
 
 AREAS = ("memory", "mirror", "prompt")
 CASES: list[Case] = load_cases(AREAS) if conformance_path().is_file() else []
@@ -45,25 +44,6 @@ def _require_shared() -> None:
 # --------------------------------------------------------------------------- memory
 
 
-def _memory_call(store: MemoryStore, op: dict[str, Any]) -> Any:
-    call = op["call"]
-    if call == "add":
-        return store.add(op["target"], op["content"])
-    if call == "replace":
-        return store.replace(op["target"], op["old_text"], op["content"])
-    if call == "remove":
-        return store.remove(op["target"], op["old_text"])
-    if call == "batch":
-        return store.apply_batch(op["target"], op["operations"])
-    if call == "tool":
-        return json.loads(memory_tool(store, **op["args"]))
-    if call == "load":
-        store.load_from_disk()
-        return None
-    if call == "reset_failures":
-        store.reset_consolidation_failures()
-        return None
-    raise AssertionError(f"unknown memory call {call!r}")
 
 
 def replay_memory(case: Case, ws: Workspace) -> dict[str, Any]:
@@ -74,7 +54,7 @@ def replay_memory(case: Case, ws: Workspace) -> dict[str, Any]:
         store.load_from_disk()
     except Exception as exc:  # noqa: BLE001 - the runtime's failure is part of the answer
         load_error = {"type": type(exc).__name__, "message": str(exc)}
-    results = [_memory_call(store, op) for op in case.input.get("ops", [])]
+    results = [apply_memory_call(store, op) for op in case.input.get("ops", [])]
     memories = ws.hermes_home / "memories"
     actual: dict[str, Any] = {
         "results": results,

@@ -26,7 +26,7 @@ from support.oracle import Oracle
 from support.spec import invisible_codepoints, sort_invisible_runs
 
 from soulscan.hermes.memory import MemoryStore
-from soulscan.hermes.memory_tool import memory_tool
+from tests.support.memory_calls import apply_memory_call
 
 DEFAULT_EXAMPLES = 120
 SLOW_EXAMPLES = 1500
@@ -163,25 +163,6 @@ def _steps() -> st.SearchStrategy[list[dict[str, Any]]]:
 # --------------------------------------------------------------------------- soulscan side
 
 
-def _run_step(store: MemoryStore, step: dict[str, Any]) -> Any:
-    call = step["call"]
-    if call == "add":
-        return store.add(step["target"], step["content"])
-    if call == "replace":
-        return store.replace(step["target"], step["old_text"], step["content"])
-    if call == "remove":
-        return store.remove(step["target"], step["old_text"])
-    if call == "batch":
-        return store.apply_batch(step["target"], step["operations"])
-    if call == "tool":
-        return json.loads(memory_tool(store, **step["args"]))
-    if call == "load":
-        store.load_from_disk()
-        return None
-    if call == "reset_failures":
-        store.reset_consolidation_failures()
-        return None
-    raise AssertionError(call)
 
 
 def soulscan_trace(home: Path, limits: dict[str, int], steps: list[dict[str, Any]]) -> list[Any]:
@@ -195,7 +176,7 @@ def soulscan_trace(home: Path, limits: dict[str, int], steps: list[dict[str, Any
                 (memories / step["name"]).write_bytes(base64.b64decode(step["b64"]))
                 outcome: Any = None
             else:
-                outcome = _run_step(store, step)
+                outcome = apply_memory_call(store, step)
         except Exception as exc:  # noqa: BLE001 - compared with what the runtime raised
             outcome = {"raised": type(exc).__name__, "message": str(exc)}
         files = {
