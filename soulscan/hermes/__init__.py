@@ -6,7 +6,7 @@ process cwd behind the caller's back, and nothing writes into a home.
 
 from soulscan.hermes.context import build_context_files_prompt
 from soulscan.hermes.cursor_bundle import load_cursor_bundle
-from soulscan.hermes.documents import Region, RuntimeDocument, load_document
+from soulscan.hermes.documents import RuntimeDocument, load_document
 from soulscan.hermes.file_safety import (
     classify_container_mirror_target,
     classify_cross_profile_target,
@@ -39,6 +39,7 @@ from soulscan.hermes.scanner import (
     scan_for_threats,
 )
 from soulscan.hermes.soul import load_soul_md, soul_md_would_be_seeded
+from soulscan.hermes.spans import Region
 from soulscan.hermes.truncation import context_file_max_chars, truncate_content
 
 __all__ = [

@@ -299,13 +299,13 @@ def op_prompt_parts(r: dict[str, Any]) -> Any:
         )
         try:
             store.load_from_disk()
-        except Exception:  # noqa: BLE001 - the agent swallows this too
+        except Exception:  # noqa: BLE001, S110 - the agent swallows this too
             pass
 
     class Agent:
         load_soul_identity = flags.get("load_soul_identity", False)
         skip_context_files = flags.get("skip_context_files", False)
-        valid_tool_names: list[str] = []
+        valid_tool_names: tuple[str, ...] = ()
         model = flags.get("model", "")
         provider = flags.get("provider", "")
         platform = "cli"
