@@ -68,6 +68,18 @@ def _category_members(category: str) -> tuple[tuple[int, int], ...]:
 
 
 @functools.cache
+def _disagreement(category: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Where regex's property spelling of a category and ``re``'s own differ on this
+    interpreter: (ranges only the property has, ranges only ``re`` has)."""
+    import regex
+
+    in_regex = {ord(ch) for ch in regex.findall(f"[{_PROPERTY_BASE[category]}]",
+                                                _all_codepoints_text())}
+    in_python = {cp for lo, hi in _category_members(category) for cp in range(lo, hi + 1)}
+    return _ranges(in_regex - in_python), _ranges(in_python - in_regex)
+
+
+@functools.cache
 def _category_expression(category: str) -> str:
     """A compact regex (V1) set body equal to ``re``'s category on this interpreter.
 
@@ -76,14 +88,8 @@ def _category_expression(category: str) -> str:
     """
     if category not in _PROPERTY_BASE:
         return _set_body(_category_members(category))
-    import regex
-
     base = _PROPERTY_BASE[category]
-    text = _all_codepoints_text()
-    in_regex = {ord(ch) for ch in regex.findall(f"[{base}]", text)}
-    in_python = {start for lo, hi in _category_members(category) for start in range(lo, hi + 1)}
-    extra = _ranges(in_regex - in_python)
-    missing = _ranges(in_python - in_regex)
+    extra, missing = _disagreement(category)
     body = f"[{base}--[{_set_body(extra)}]]" if extra else f"[{base}]"
     if missing:
         body = f"{body}||[{_set_body(missing)}]"
@@ -166,12 +172,12 @@ class _Translator:
             lowered.add(lo)
             lowered.update(_casefix._EXTRA_CASES.get(lo, ()))
         inverse = _lowercase_inverse()
+        # Lowercasing is idempotent, so the lowered set lowercases to itself; the
+        # rest are the characters that lowercase into it.
         matched = set(lowered)
         for lo in lowered:
             matched.update(inverse.get(lo, ()))
-        # A member whose own lowercase differs (e.g. "A") only matches via its
-        # lowercase; characters that lowercase to a member are in ``inverse``.
-        return {cp for cp in matched if _sre.unicode_tolower(cp) in lowered}
+        return matched
 
     def _class(self, items: list[tuple[Any, Any]]) -> str:
         negate = False
@@ -360,15 +366,8 @@ def _fast_replacements() -> tuple[tuple[str, str], ...]:
 @functools.cache
 def exactness_guard() -> str | None:
     """A set matching every character on which the fast variants may differ from ``re``."""
-    import regex
-
-    text = _all_codepoints_text()
-    extra: set[int] = set()
-    for name, base in _PROPERTY_BASE.items():
-        in_regex = {ord(ch) for ch in regex.findall(f"[{base}]", text)}
-        members = {cp for lo, hi in _category_members(name) for cp in range(lo, hi + 1)}
-        extra |= in_regex - members
-    return f"[{_set_body(_ranges(extra))}]" if extra else None
+    extra = [r for name in _PROPERTY_BASE for r in _disagreement(name)[0]]
+    return f"[{_set_body(_union(extra))}]" if extra else None
 
 
 def fast_variant(exact: str) -> str | None:

@@ -30,7 +30,6 @@ from soulscan.hermes.memory_format import (
 from soulscan.hermes.memory_tool import memory_tool
 from soulscan.hermes.prompt import PromptPart, PromptParts, build_system_prompt_parts
 from soulscan.hermes.scanner import (
-    INVISIBLE_CHARS,
     MAX_SCAN_CHARS,
     RuntimeMatch,
     first_threat_message,
@@ -81,3 +80,12 @@ __all__ = [
     "strip_yaml_frontmatter",
     "truncate_content",
 ]
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    # INVISIBLE_CHARS is read from the runtime pack on first use (see scanner).
+    if name == "INVISIBLE_CHARS":
+        from soulscan.hermes import scanner
+
+        return scanner._pack_invisible()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

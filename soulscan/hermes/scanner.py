@@ -33,10 +33,12 @@ def _pack_invisible() -> frozenset[str]:
     return runtime_pack().invisible_chars
 
 
-INVISIBLE_CHARS: frozenset[str] = frozenset(
-    "\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff"
-    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
+def __getattr__(name: str) -> frozenset[str]:
+    # INVISIBLE_CHARS lives in the runtime pack (one copy of the runtime's facts);
+    # read it from there on first use rather than loading the pack at import.
+    if name == "INVISIBLE_CHARS":
+        return _pack_invisible()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @functools.cache
@@ -70,7 +72,7 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     rules = rules_for_scope(scope)
     prepared = PreparedText(nfkc(window))
     for rule in rules:
-        if prepared.may_match(rule) and rule_search(rule, prepared):
+        if rule_search(rule, prepared):
             findings.append(rule.id)
     return findings
 
