@@ -24,9 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import regex
-import yaml
 
-from soulscan.engine import cache
 from soulscan.errors import RulePackError
 from soulscan.models import Confidence, Severity
 
@@ -49,13 +47,14 @@ FILE_KINDS = {
     "payload", "cron", "config", "prefill",
     # Surfaces only `soulscan hermes` reads (soulscan/audit); no file scan uses them.
     "skills-snapshot", "webhook",
+    # A skill's scripts (soulscan.hardened.skill_bundle), and the skill judged as a bundle.
+    "skill-script", "skill-bundle",
 }
 _FLAG_BITS = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}
 _REGEX_FLAG_BITS = {
     "ignorecase": regex.IGNORECASE, "multiline": regex.MULTILINE, "dotall": regex.DOTALL,
     "fullcase": regex.FULLCASE, "verbose": regex.VERBOSE,
 }
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RULE_ID = regex.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _NAME = regex.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
@@ -147,20 +146,24 @@ class _PackReader:
         where = f"{self.path}" + (f": rule {rule_id!r}" if rule_id else "")
         return RulePackError(f"{where}: {what}")
 
-    def read(self) -> tuple[dict[str, Any], str]:
+    def read_text(self) -> str:
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            return self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise self.fail(f"cannot read rule pack: {exc}") from exc
+
+    def parse(self, raw: str) -> dict[str, Any]:
+        import yaml  # only when a pack is not in the cache: importing it costs start-up
+
         try:
-            data = yaml.load(raw, Loader=_YAML_LOADER)
+            data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError as exc:
             first_line = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
             raise self.fail(f"invalid YAML: {first_line}") from exc
         if not isinstance(data, dict):
             raise self.fail("a rule pack must be a mapping with 'pack' and 'rules'")
         self.check_keys(data, PACK_KEYS, "top level")
-        return data, raw
+        return data
 
     def check_keys(self, data: Mapping[str, Any], allowed: set[str], where: str,
                    rule_id: str | None = None) -> None:
@@ -201,7 +204,7 @@ _Compiled = tuple[str, int, str | None, str | None]
 
 
 def _compile(reader: _PackReader, dialect: str, pattern: str, flag_names: tuple[str, ...],
-             rule_id: str, translations: dict[str, Any], trusted: bool) -> _Compiled:
+             rule_id: str, trusted: bool) -> _Compiled:
     """The regex source and flags, plus the exact source and its guard for python-re
     packs. A user pack is compiled here, so a bad pattern stops the load."""
     from soulscan.engine import pyre
@@ -209,14 +212,10 @@ def _compile(reader: _PackReader, dialect: str, pattern: str, flag_names: tuple[
     try:
         if dialect == "python-re":
             bits = _flags(reader, flag_names, _FLAG_BITS, rule_id)
-            key = f"{bits}:{pattern}"
-            if key not in translations:
-                exact = pyre.translate(pattern, bits)
-                fast = pyre.fast_variant(exact)
-                translations[key] = [exact, fast, pyre.exactness_guard() if fast else None]
-            exact, fast, guard = translations[key]
+            exact = pyre.translate(pattern, bits)
+            fast = pyre.fast_variant(exact)
             result: _Compiled = ((exact, regex.V1, None, None) if fast is None
-                                 else (fast, regex.V1, exact, guard))
+                                 else (fast, regex.V1, exact, pyre.exactness_guard()))
         else:
             bits = _flags(reader, flag_names, _REGEX_FLAG_BITS, rule_id) | regex.V0
             result = (pattern, bits, None, None)
@@ -237,28 +236,28 @@ def _header(reader: _PackReader, data: dict[str, Any]) -> dict[str, Any]:
     return header
 
 
-@functools.cache
-def _anchors_source() -> bytes:
-    from soulscan.engine import anchors
-
-    return Path(anchors.__file__).read_bytes()
-
-
-@functools.cache
-def _pyre_source() -> bytes:
-    from soulscan.engine import pyre
-
-    return Path(pyre.__file__).read_bytes()
-
-
 def load_pack(path: str | os.PathLike[str], *, trusted: bool = False) -> RulePack:
     """Read, validate and compile one pack; raise ``RulePackError`` on any problem.
 
     ``trusted`` is for the built-in packs only: their searches run without the
-    per-search time limit that guards user packs.
+    per-search time limit that guards user packs. A pack validated before is read
+    from the on-disk cache (keyed by its text, so an edit is never served stale);
+    only a valid pack is ever cached.
     """
+    from soulscan.engine import cache, pack_cache
+
     reader = _PackReader(Path(path))
-    data, raw_text = reader.read()
+    raw_text = reader.read_text()
+    cache_name = pack_cache.cache_name(raw_text, trusted=trusted)
+    cached = pack_cache.from_json(cache.load(cache_name), reader.path, trusted=trusted)
+    if cached is not None:
+        return cached
+    pack = _parse_pack(reader, reader.parse(raw_text), trusted)
+    cache.store(cache_name, pack_cache.to_json(pack))
+    return pack
+
+
+def _parse_pack(reader: _PackReader, data: dict[str, Any], trusted: bool) -> RulePack:
     header = _header(reader, data)
     pack_id = reader.text(header, "id")
     dialect = reader.text(header, "dialect", required=False, default="regex")
@@ -276,17 +275,9 @@ def load_pack(path: str | os.PathLike[str], *, trusted: bool = False) -> RulePac
         raise reader.fail("'rules' must be a non-empty list")
     rules: list[Rule] = []
     seen: set[str] = set()
-    # Derived data (python-re translations, literal anchors) depends only on the pack
-    # text, this code and the interpreter: cached on disk, it is computed once.
-    cache_name = f"pack-{cache.environment_key(raw_text, _pyre_source(), _anchors_source())}.json"
-    cached = cache.load(cache_name)
-    translations: dict[str, Any] = dict(cached) if isinstance(cached, dict) else {}
-    known = len(translations)
     for index, raw in enumerate(raw_rules):
         rules.append(_rule(reader, raw, index, pack_id, dialect, origin, scopes, pack_flags,
-                           pack_view, seen, translations, trusted))
-    if len(translations) != known:
-        cache.store(cache_name, translations)
+                           pack_view, seen, trusted))
     invisible = frozenset(_codepoint(reader, v) for v in reader.strings(
         data.get("invisible_chars"), "invisible_chars"))
     window = data.get("scan_window")
@@ -311,7 +302,7 @@ def _codepoint(reader: _PackReader, text: str) -> str:
 
 def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str, origin: str,
           scopes: tuple[str, ...], pack_flags: tuple[str, ...], pack_view: str,
-          seen: set[str], translations: dict[str, Any], trusted: bool) -> Rule:
+          seen: set[str], trusted: bool) -> Rule:
     if not isinstance(raw, dict):
         raise reader.fail(f"rule #{index + 1} must be a mapping")
     rule_id = raw.get("id")
@@ -353,8 +344,8 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
     if isinstance(category, str):
         tags = (*tags, category)
     source, bits, exact_source, exact_guard = _compile(reader, dialect, pattern, flags,
-                                                       rule_id, translations, trusted)
-    anchors = _anchors(reader, dialect, pattern, flags, rule_id, translations)
+                                                       rule_id, trusted)
+    anchors = _anchors(reader, dialect, pattern, flags, rule_id)
     return Rule(
         id=rule_id, name=name, pack=pack_id, scope=scope, severity=severity,
         confidence=confidence, message=reader.text(raw, "message", rule_id), pattern=pattern,
@@ -371,20 +362,16 @@ def _rule(reader: _PackReader, raw: Any, index: int, pack_id: str, dialect: str,
 
 
 def _anchors(reader: _PackReader, dialect: str, pattern: str, flags: tuple[str, ...],
-             rule_id: str, derived: dict[str, Any]) -> tuple[tuple[str, ...], ...] | None:
+             rule_id: str) -> tuple[tuple[str, ...], ...] | None:
     from soulscan.engine.anchors import extract_anchors, extract_regex_anchors
 
-    key = f"anchors:{dialect}:{','.join(flags)}:{pattern}"
-    if key not in derived:
-        if dialect == "python-re":
-            found = extract_anchors(pattern, _flags(reader, flags, _FLAG_BITS, rule_id))
-        elif "fullcase" in flags:
-            found = None  # full case folding matches "ss" to "ß": ASCII anchors would lie
-        else:
-            found = extract_regex_anchors(pattern)
-        derived[key] = None if found is None else [list(group) for group in found]
-    groups = derived[key]
-    return None if groups is None else tuple(tuple(group) for group in groups)
+    if dialect == "python-re":
+        found = extract_anchors(pattern, _flags(reader, flags, _FLAG_BITS, rule_id))
+    elif "fullcase" in flags:
+        found = None  # full case folding matches "ss" to "ß": ASCII anchors would lie
+    else:
+        found = extract_regex_anchors(pattern)
+    return None if found is None else tuple(tuple(group) for group in found)
 
 
 def builtin_pack_paths() -> list[Path]:

@@ -1,0 +1,204 @@
+"""The on-disk rule-pack cache: keyed by content, never stale, never a reason to fail."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from soulscan.engine import cache, pack_cache
+from soulscan.engine.rulepack import builtin_pack_paths, load_pack
+
+PACK = """\
+pack: {id: demo, name: Demo}
+rules:
+  - id: SSX001
+    name: demo-rule
+    scope: context
+    severity: high
+    confidence: medium
+    message: Demo.
+    pattern: 'evil'
+    examples: {match: [evil], no-match: [good]}
+"""
+
+
+@pytest.fixture
+def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "cache"
+    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(home))
+    monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
+    return home
+
+
+def _write(tmp_path: Path, text: str = PACK) -> Path:
+    path = tmp_path / "pack.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _entries(home: Path) -> list[Path]:
+    return sorted(home.glob("rulepack-*.json"))
+
+
+def test_a_validated_pack_is_cached_and_read_back_equal(cache_home: Path, tmp_path: Path) -> None:
+    path = _write(tmp_path)
+    parsed = load_pack(path)
+    assert len(_entries(cache_home)) == 1
+    cached = load_pack(path)
+    assert cached == parsed
+    assert [(r.regex_source, r.regex_flags, r.anchors, r.trusted) for r in cached.rules] == [
+        (r.regex_source, r.regex_flags, r.anchors, r.trusted) for r in parsed.rules]
+
+
+@pytest.mark.parametrize("pack_path", builtin_pack_paths(), ids=lambda p: p.name)
+def test_every_built_in_pack_round_trips_through_the_cache(pack_path: Path) -> None:
+    pack = load_pack(pack_path, trusted=True)
+    restored = pack_cache.from_json(json.loads(json.dumps(pack_cache.to_json(pack))),
+                                    pack.path, trusted=True)
+    assert restored == pack
+    assert restored is not None
+    for before, after in zip(pack.rules, restored.rules, strict=True):
+        assert (after.regex_source, after.regex_flags, after.exact_source, after.exact_guard,
+                after.anchors, after.anchors_folded, after.trusted, dict(after.docs)) == (
+            before.regex_source, before.regex_flags, before.exact_source, before.exact_guard,
+            before.anchors, before.anchors_folded, before.trusted, dict(before.docs))
+
+
+def test_an_edited_pack_is_parsed_again(cache_home: Path, tmp_path: Path) -> None:
+    path = _write(tmp_path)
+    assert load_pack(path).rules[0].pattern == "evil"
+    _write(tmp_path, PACK.replace("'evil'", "'wicked'"))
+    assert load_pack(path).rules[0].pattern == "wicked"
+    assert len(_entries(cache_home)) == 2
+
+
+def test_an_edit_that_breaks_a_cached_pack_is_reported(cache_home: Path, tmp_path: Path) -> None:
+    path = _write(tmp_path)
+    load_pack(path)
+    _write(tmp_path, PACK.replace("'evil'", "'(evil'"))
+    with pytest.raises(Exception, match="bad pattern"):
+        load_pack(path)
+
+
+def test_an_invalid_pack_is_never_cached(cache_home: Path, tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="unknown scope"):
+        load_pack(_write(tmp_path, PACK.replace("scope: context", "scope: nowhere")))
+    assert _entries(cache_home) == []
+
+
+def test_built_in_and_user_loads_of_one_text_are_cached_apart(cache_home: Path,
+                                                              tmp_path: Path) -> None:
+    path = _write(tmp_path)
+    assert load_pack(path, trusted=True).rules[0].trusted
+    assert not load_pack(path).rules[0].trusted
+    assert len(_entries(cache_home)) == 2
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param('{"id": "demo", "rules": [', id="torn-json"),
+        pytest.param("\udcff", id="not-utf8"),
+        pytest.param("[]", id="not-a-mapping"),
+        pytest.param('{"id": "demo"}', id="missing-keys"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_a_corrupt_entry_is_ignored(cache_home: Path, tmp_path: Path, payload: str) -> None:
+    path = _write(tmp_path)
+    expected = load_pack(path)
+    for entry in _entries(cache_home):
+        entry.write_bytes(payload.encode("utf-8", "surrogateescape"))
+    assert load_pack(path) == expected
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        pytest.param("regex_flags", "34", id="flags-as-text"),
+        pytest.param("regex_flags", True, id="flags-as-bool"),
+        pytest.param("severity", "DIRE", id="unknown-severity"),
+        pytest.param("anchors", [["evil", 7]], id="anchor-not-text"),
+        pytest.param("kinds", "agents", id="kinds-not-a-list"),
+    ],
+)
+def test_an_entry_with_a_wrong_field_is_ignored(cache_home: Path, tmp_path: Path, field: str,
+                                                value: object) -> None:
+    path = _write(tmp_path)
+    expected = load_pack(path)
+    (entry,) = _entries(cache_home)
+    data = json.loads(entry.read_text(encoding="utf-8"))
+    data["rules"][0][field] = value
+    entry.write_text(json.dumps(data), encoding="utf-8")
+    reloaded = load_pack(path)
+    assert reloaded == expected
+    assert reloaded.rules[0].regex_flags == expected.rules[0].regex_flags
+
+
+def test_a_good_entry_is_what_the_loader_uses(cache_home: Path, tmp_path: Path) -> None:
+    """Proof that a hit skips parsing: a (well-formed) entry's message is what loads."""
+    path = _write(tmp_path)
+    load_pack(path)
+    (entry,) = _entries(cache_home)
+    data = json.loads(entry.read_text(encoding="utf-8"))
+    data["rules"][0]["message"] = "From the cache."
+    entry.write_text(json.dumps(data), encoding="utf-8")
+    assert load_pack(path).rules[0].message == "From the cache."
+
+
+def test_an_unwritable_cache_dir_still_loads(cache_home: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    cache_home.mkdir()
+
+    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise PermissionError(13, "Permission denied", str(cache_home))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    assert load_pack(_write(tmp_path)).rules[0].id == "SSX001"
+    assert list(cache_home.iterdir()) == []
+
+
+def test_an_unreadable_entry_is_a_miss(cache_home: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(tmp_path)
+    expected = load_pack(path)
+    real_read_text = Path.read_text
+
+    def refuse_cache(self: Path, *args: object, **kwargs: object) -> str:
+        if self.parent == cache_home:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", refuse_cache)
+    assert load_pack(path) == expected
+
+
+def test_a_cache_dir_that_is_a_file_still_loads(cache_home: Path, tmp_path: Path) -> None:
+    cache_home.write_text("not a directory", encoding="utf-8")
+    pack = load_pack(_write(tmp_path))
+    assert pack.rules[0].id == "SSX001"
+    assert cache_home.read_text(encoding="utf-8") == "not a directory"
+
+
+def test_no_cache_setting_reads_and_writes_nothing(cache_home: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOULSCAN_NO_CACHE", "1")
+    load_pack(_write(tmp_path))
+    assert not cache_home.exists()
+
+
+def test_a_write_leaves_no_temporary_file(cache_home: Path) -> None:
+    cache.store("demo.json", {"a": 1})
+    assert [p.name for p in cache_home.iterdir()] == ["demo.json"]
+    assert cache.load("demo.json") == {"a": 1}
+
+
+def test_the_key_follows_the_text_and_the_trust() -> None:
+    text = PACK
+    assert pack_cache.cache_name(text, trusted=False) == pack_cache.cache_name(text, trusted=False)
+    assert pack_cache.cache_name(text, trusted=False) != pack_cache.cache_name(text + " ",
+                                                                              trusted=False)
+    assert pack_cache.cache_name(text, trusted=False) != pack_cache.cache_name(text, trusted=True)
