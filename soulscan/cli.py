@@ -7,7 +7,7 @@ write), 2 usage/config/input errors, 3 internal error (a bug).
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import importlib.util
 import sys
 from collections.abc import Sequence
 
@@ -23,6 +23,8 @@ EXIT_CRASH = 3
 
 
 def _command_modules() -> dict[str, str]:
+    import pkgutil  # only for listing (--help): it costs start-up
+
     import soulscan.commands as package
 
     return {
@@ -32,12 +34,25 @@ def _command_modules() -> dict[str, str]:
     }
 
 
+def _command_module(cmd_name: str) -> str | None:
+    """The module of one subcommand, found without listing them all."""
+    name = cmd_name.replace("-", "_")
+    if not name.isidentifier() or name.startswith("_") or "_" in cmd_name:
+        return None
+    module_name = f"soulscan.commands.{name}"
+    try:
+        found = importlib.util.find_spec(module_name) is not None
+    except (ImportError, ValueError):
+        return None
+    return module_name if found else None
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_command_modules())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module_name = _command_modules().get(cmd_name)
+        module_name = _command_module(cmd_name)
         if module_name is None:
             return None
         command = importlib.import_module(module_name).command

@@ -10,14 +10,11 @@ Relative paths in a config file are resolved against the directory holding that 
 
 from __future__ import annotations
 
-import tomllib
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from soulscan.errors import ConfigError
 from soulscan.models import Severity
@@ -104,6 +101,8 @@ def _read_table(path: Path) -> Mapping[str, Any]:
         if table is None:
             raise ConfigError(f"{path}: no [tool.soulscan] table")
         return table
+    import yaml  # the parsers are imported only when a config file exists: start-up
+
     try:
         loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -114,6 +113,8 @@ def _read_table(path: Path) -> Mapping[str, Any]:
 
 
 def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
+    import tomllib
+
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

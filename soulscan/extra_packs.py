@@ -21,6 +21,8 @@ from soulscan.hardened.views import VIEW_NAMES, Views
 @functools.cache
 def extra_rules(paths: tuple[str, ...]) -> tuple[Rule, ...]:
     """The rules of the given pack files, validated once per process."""
+    if not paths:
+        return ()
     builtin_ids = {rule.id for pack in builtin_packs() for rule in pack.rules}
     rules: list[Rule] = []
     seen: set[str] = set()

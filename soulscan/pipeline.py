@@ -23,7 +23,6 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -278,6 +277,8 @@ def _run_jobs(
     # forked workers inherit them instead of each paying for it.
     first, rest = runnable[0], runnable[1:]
     yield done(_scan_job(first, options))
+    from concurrent.futures import ProcessPoolExecutor  # costs start-up; only for -j > 1
+
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         chunksize = max(1, len(rest) // (jobs * 8))
         for outcome in pool.map(_scan_job, rest, [options] * len(rest), chunksize=chunksize):

@@ -11,11 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from soulscan.baseline import Baseline, filter_report
 from soulscan.config import Settings
 from soulscan.models import Finding, ScanReport
 from soulscan.suppress import Suppression, apply_suppressions
+
+if TYPE_CHECKING:
+    from soulscan.baseline import Baseline
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ def apply_policy(
     baselined = 0
     result = outcome.report
     if baseline is not None:
+        from soulscan.baseline import filter_report  # only with a baseline: start-up cost
+
         result, baselined = filter_report(result, baseline)
     return PolicyOutcome(
         report=result,

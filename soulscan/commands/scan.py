@@ -12,10 +12,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from soulscan import baseline as baselines
 from soulscan.config import load_settings
 from soulscan.discovery import KINDS, Discovery, discover
 from soulscan.errors import SoulscanError
@@ -27,6 +27,9 @@ from soulscan.report import FORMATS, RenderOptions, render
 from soulscan.report.escape import escape_text
 from soulscan.shadowing import shadowing_notes
 from soulscan.skill_report import SKILL_KIND, scan_skills
+
+if TYPE_CHECKING:
+    from soulscan.baseline import Baseline
 
 FAIL_ON_BLOCK = "block"
 FAIL_ON_NEVER = "never"
@@ -160,9 +163,7 @@ def command(
             scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance,
                                cursor_bundles=forced_kind is None)
     baseline_file = baseline_path or settings.baseline
-    outcome = apply_policy(
-        scanned, settings, baseline=baselines.load(baseline_file) if baseline_file else None
-    )
+    outcome = apply_policy(scanned, settings, baseline=_baseline(baseline_file))
     report = outcome.report
     width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
     output = render(report, format_name, RenderOptions(color=use_color(no_color), width=width,
@@ -178,6 +179,14 @@ def command(
         return 2
     fail_threshold = fail_on or settings.fail_on or FAIL_ON_BLOCK
     return 1 if fails(report, fail_threshold, before_policy=scanned) else 0
+
+
+def _baseline(path: Path | None) -> Baseline | None:
+    if path is None:
+        return None
+    from soulscan import baseline  # only when one is given: it costs start-up
+
+    return baseline.load(path)
 
 
 @contextmanager
