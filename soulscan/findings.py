@@ -20,6 +20,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from soulscan.engine.rulepack import Rule
@@ -85,7 +86,7 @@ def document_findings(
     zero-width spaces would otherwise make a report of a million findings.
     """
     assert document.text is not None
-    context = _FileContext(document.text, LineIndex.of(document.text), display)
+    context = _FileContext(document.text, display)
     runtime: list[Finding] = []
     hardened: list[Finding] = []
     for region in document.regions:
@@ -95,6 +96,8 @@ def document_findings(
             hardened.extend(_hardened_findings(context, document, region))
             if rule_packs:
                 hardened.extend(_project_pack_findings(context, document, region, rule_packs))
+    if not runtime and not hardened:  # the common case: a clean file
+        return ()
     restates = _runtime_cover(runtime)
     collected = runtime + [f for f in hardened if not restates(f)]
     collected = _count_omitted(collected, context.occurrences)
@@ -133,12 +136,16 @@ def _count_omitted(findings: list[Finding], occurrences: Counter[str]) -> list[F
 @dataclass(frozen=True)
 class _FileContext:
     text: str
-    index: LineIndex
     display: str
     # line number → whether the line holds no secret; a line is redacted once, not once
     # per finding on it (a file of 20,000 zero-width spaces is one line).
     secret_free: dict[int, bool] = field(default_factory=dict)
     occurrences: Counter[str] = field(default_factory=Counter)
+
+    @cached_property
+    def index(self) -> LineIndex:
+        """Built for the first finding: a clean file never needs line numbers."""
+        return LineIndex.of(self.text)
 
     def admit(self, rule_id: str) -> bool:
         """Count an occurrence; False once the rule has ``MAX_OCCURRENCES`` listed."""

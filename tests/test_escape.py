@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.hardened.secrets import redact
-from soulscan.report.escape import escape_text, is_hidden, shorten
+from soulscan.report.escape import _HIDDEN, escape_char, escape_text, is_hidden, shorten
 from soulscan.report.excerpt import excerpt
 
 REDACTED = "[REDACTED]"
@@ -99,3 +99,26 @@ def test_shorten_never_leaves_a_broken_escape(text: str, limit: int) -> None:
 def test_excerpt(line: str, start: int, end: int, expected: tuple[str, str, str]) -> None:
     shown = excerpt(line, start, end, redact)
     assert (shown.before, shown.match, shown.after) == expected
+
+
+def _escape_one_by_one(text: str) -> str:
+    """The reference: every hidden character escaped on its own (the first implementation)."""
+    return _HIDDEN.sub(lambda match: escape_char(match.group()), text)
+
+
+# Runs of one hidden character, mixed runs, hidden characters between ASCII and other
+# visible text, and the ASCII-only shortcut with and without controls.
+_MIXED = "ab\u200b\u200b\u202e c\U000e0041\U000e0042\ud800\udcff\t\n\x7f\x00 d\u00e9\u3000\ufe0f\U0001f600"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_MIXED)) | st.text(alphabet=st.characters(codec=None)))
+def test_escape_text_equals_the_one_by_one_reference(text: str) -> None:
+    assert escape_text(text) == _escape_one_by_one(text)
+
+
+def test_escape_text_equals_the_reference_on_every_code_point() -> None:
+    every = "".join(map(chr, range(0x110000)))
+    assert escape_text(every) == _escape_one_by_one(every)
+    ascii_only = "".join(map(chr, range(0x80))) * 2
+    assert escape_text(ascii_only) == _escape_one_by_one(ascii_only)

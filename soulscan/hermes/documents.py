@@ -16,6 +16,7 @@ neither scanned nor visible, because the runtime drops it before scanning.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -70,9 +71,19 @@ class RuntimeDocument:
     output: str  # exactly what this file contributes to the prompt ("" if nothing)
 
 
+def _file_name(path: str) -> str:
+    """``Path(path).name`` without building a ``Path`` (one per scanned file adds up):
+    on POSIX the last component is the name unless it is empty or ``.``, which
+    ``Path`` normalises away."""
+    name = path.rpartition("/")[2]
+    if os.name != "posix" or not name or name == ".":
+        return Path(path).name
+    return name
+
+
 def document_label(path: str, kind: str) -> str:
     """The name the runtime gives this file in headers and placeholders."""
-    name = Path(path).name
+    name = _file_name(path)
     if kind == "hermes":
         return name if name in HERMES_MD_NAMES else HERMES_MD_NAMES[0]
     if kind == "agents":
@@ -84,9 +95,10 @@ def document_label(path: str, kind: str) -> str:
     return {"soul": "SOUL.md", "cursorrules": CURSORRULES_NAME, "memory": "MEMORY.md", "user": "USER.md"}[kind]
 
 
-def _read_path(path: str, kind: str, from_stdin: bool) -> str:
-    """The path the runtime names in its truncation marker for this file."""
-    if from_stdin:
+def _read_path(path: str, kind: str) -> str:
+    """The path the runtime names in its truncation marker for this file (resolving it
+    costs system calls, so it is only asked for when the file is truncated)."""
+    if path == "-":  # standard input: no path to resolve
         return path
     file_path = Path(path)
     if kind == "soul":
@@ -115,7 +127,7 @@ def _read_error_detail(error: OSError) -> str:
 
 
 def _context_document(
-    path: str, kind: str, text: str, *, hermes_home: HomePath, context_length: object, read_path: str
+    path: str, kind: str, text: str, *, hermes_home: HomePath, context_length: object
 ) -> RuntimeDocument:
     label = document_label(path, kind)
     if kind == "soul" and is_legacy_template_soul(text):
@@ -127,10 +139,11 @@ def _context_document(
         return skip_document(path, kind, text, "empty after whitespace strip: nothing loaded")
     section = judged.section
     max_chars = context_file_max_chars(hermes_home=hermes_home, context_length=context_length)
-    output, _ = truncate_content(
-        section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars, read_path=read_path
-    )
     cut = plan_cut(len(section), max_chars)
+    output, _ = truncate_content(
+        section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars,
+        read_path=None if cut is None else _read_path(path, kind),
+    )
     kept = ((0, len(section)),) if cut is None else cut.kept_ranges()
     region = judged.region(kept)
     summary = context_summary(text, judged, region, cut, max_chars, len(section))
@@ -239,6 +252,5 @@ def load_document(
         return text
     if kind in MEMORY_KINDS:
         return _memory_document(path_text, kind, text, hermes_home=hermes_home)
-    read_path = _read_path(path_text, kind, from_stdin=path_text == "-")
     return _context_document(path_text, kind, text, hermes_home=hermes_home,
-                             context_length=context_length, read_path=read_path)
+                             context_length=context_length)

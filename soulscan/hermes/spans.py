@@ -23,8 +23,11 @@ class Region:
 
 def merge_spans(spans: Iterable[Span]) -> tuple[Span, ...]:
     """Sorted union of non-empty spans, overlapping or touching ones joined."""
+    non_empty = [s for s in spans if s.end > s.start]
+    if len(non_empty) <= 1:  # the common case: a file loaded whole
+        return tuple(non_empty)
     merged: list[Span] = []
-    for span in sorted((s for s in spans if s.end > s.start), key=lambda s: (s.start, s.end)):
+    for span in sorted(non_empty, key=lambda s: (s.start, s.end)):
         if merged and span.start <= merged[-1].end:
             merged[-1] = Span(merged[-1].start, max(merged[-1].end, span.end))
         else:

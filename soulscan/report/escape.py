@@ -24,14 +24,20 @@ from __future__ import annotations
 
 import regex
 
-_HIDDEN = regex.compile(
+_HIDDEN_CLASS = (
     r"[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}"
-    r"[\p{Zs}--\x20]\u2800]",
-    regex.V1,
+    r"[\p{Zs}--\x20]\u2800]"
 )
+_HIDDEN = regex.compile(_HIDDEN_CLASS, regex.V1)
+# Hidden characters come in runs (a line of zero-width spaces, tag-character smuggling):
+# one callback a run, not one a character.
+_HIDDEN_RUN = regex.compile(_HIDDEN_CLASS + "+", regex.V1)
 _SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _SURROGATE_ESCAPED_BYTES = range(0xDC80, 0xDD00)
 ELLIPSIS = "…"
+# Escapes of the hidden characters met so far; bounded, because an attacker's file can
+# hold hundreds of thousands of distinct unassigned or private-use code points.
+_CACHE_LIMIT = 4096
 
 
 def escape_char(char: str) -> str:
@@ -45,9 +51,26 @@ def escape_char(char: str) -> str:
     return f"\\u{{{code_point:04X}}}"
 
 
+class _EscapeCache(dict[str, str]):
+    def __missing__(self, char: str) -> str:
+        escaped = escape_char(char)
+        if len(self) < _CACHE_LIMIT:
+            self[char] = escaped
+        return escaped
+
+
+_ESCAPES = _EscapeCache()
+
+
+def _escape_run(match: regex.Match[str]) -> str:
+    return "".join(map(_ESCAPES.__getitem__, match.group()))
+
+
 def escape_text(text: str) -> str:
     """``text`` with every hidden or dangerous character replaced by a visible escape."""
-    escaped: str = _HIDDEN.sub(lambda match: escape_char(match.group()), text)
+    if text.isascii() and text.isprintable():  # the common case: nothing in ASCII but
+        return text  # C0 controls and DEL is hidden, and those are not printable
+    escaped: str = _HIDDEN_RUN.sub(_escape_run, text)
     return escaped
 
 
