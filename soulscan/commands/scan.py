@@ -7,7 +7,6 @@ file that could not be scanned (an unscanned file is never reported as clean).
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,7 +25,6 @@ from soulscan.policy import apply_policy
 from soulscan.report import FORMATS, RenderOptions, render
 from soulscan.report.escape import escape_text
 from soulscan.shadowing import shadowing_notes
-from soulscan.skill_report import SKILL_KIND, scan_skills
 
 if TYPE_CHECKING:
     from soulscan.baseline import Baseline
@@ -36,6 +34,9 @@ FAIL_ON_NEVER = "never"
 FAIL_ON_CHOICES = (FAIL_ON_BLOCK, FAIL_ON_NEVER, *(str(s) for s in Severity))
 BLOCKING_EFFECTS = ("blocks-file", "blocks-entry")
 PROGRESS_THRESHOLD = 50
+# soulscan.skill_report.SKILL_KIND, spelt here: that module (the skills guard, the skill
+# index's YAML) is imported only for --as skill, not by every scan (a test ties the two).
+SKILL_KIND = "skill"
 _SIZE_UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2,
                "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3}
 
@@ -148,6 +149,8 @@ def command(
     if not paths:
         paths = settings.paths or (() if home is not None else (".",))
     if forced_kind == SKILL_KIND:
+        from soulscan.skill_report import scan_skills
+
         discovery = Discovery(())
         scanned = scan_skills(paths, profile=options.profile)
     else:
@@ -165,7 +168,7 @@ def command(
     baseline_file = baseline_path or settings.baseline
     outcome = apply_policy(scanned, settings, baseline=_baseline(baseline_file))
     report = outcome.report
-    width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
+    width = _terminal_width() if sys.stdout.isatty() else 100
     output = render(report, format_name, RenderOptions(color=use_color(no_color), width=width,
                                                        quiet=quiet))
     click.echo(output, nl=False)
@@ -179,6 +182,12 @@ def command(
         return 2
     fail_threshold = fail_on or settings.fail_on or FAIL_ON_BLOCK
     return 1 if fails(report, fail_threshold, before_policy=scanned) else 0
+
+
+def _terminal_width() -> int:
+    import shutil  # only on a terminal: it costs start-up
+
+    return shutil.get_terminal_size((100, 24)).columns
 
 
 def _baseline(path: Path | None) -> Baseline | None:

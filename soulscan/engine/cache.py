@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -50,6 +49,8 @@ def load(name: str) -> Any | None:
 def store(name: str, data: Any) -> None:
     if os.environ.get("SOULSCAN_NO_CACHE"):
         return
+    import tempfile  # only on a miss: it (with shutil, random) costs start-up
+
     directory = cache_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -18,8 +18,6 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from soulscan.hermes.home import home_setup_fails
 
 DEFAULT_MAX_CHARS = 20_000
@@ -34,8 +32,6 @@ CONFIG_KEY = "context_file_max_chars"
 
 HomePath = str | PathLike[str] | None
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 def read_hermes_config(hermes_home: HomePath) -> dict[Any, Any]:
     """The user's config.yaml mapping, or ``{}`` wherever the runtime falls back.
@@ -45,9 +41,11 @@ def read_hermes_config(hermes_home: HomePath) -> dict[Any, Any]:
     """
     if hermes_home is None:
         return {}
+    import yaml  # only with a home: importing it costs every scan's start-up
+
     try:
         with open(Path(hermes_home) / CONFIG_FILENAME, encoding="utf-8") as stream:
-            loaded = yaml.load(stream, Loader=_Loader)
+            loaded = yaml.load(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
         return {}
     if not isinstance(loaded, dict) or not _agent_section_normalises(loaded.get("agent")):
