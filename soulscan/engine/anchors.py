@@ -13,6 +13,7 @@ folded text. ``tests/test_anchors.py`` checks both facts.
 
 from __future__ import annotations
 
+import functools
 import re
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
@@ -79,6 +80,33 @@ def _rank(requirements: list[Requirement]) -> Anchors | None:
         return None
     ranked = sorted(usable, key=lambda r: (-min(_strength(s) for s in r), len(r), sorted(r)))
     return tuple(tuple(sorted(r)) for r in ranked[:MAX_REQUIREMENTS])
+
+
+# ASCII characters from most to least frequent in English Markdown: an estimate that only
+# steers the order of checks (rarest first), never their outcome.
+_FREQUENCY_RANK = " etiaronscdlph\numgfy-.:wbv,/*`kx0\"2#1()|q3'z4_j5][=68>9<7{};?+@$!\\&~%"
+
+# Words found in nearly every English text, whatever their letters.
+_COMMON_WORDS = frozenset({
+    "a", "about", "act", "all", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can",
+    "do", "for", "from", "have", "if", "in", "into", "is", "it", "not", "now", "of", "on", "one",
+    "only", "or", "so", "that", "the", "this", "to", "use", "user", "will", "with", "you", "your",
+})
+
+
+def rarity(anchor: str) -> int:
+    """Higher for anchors less likely to occur in a text: longer, of rarer characters."""
+    if anchor == NON_ASCII:
+        return 0  # most texts in the wild have some non-ASCII character
+    unknown = len(_FREQUENCY_RANK)
+    score = sum(19 + (_FREQUENCY_RANK.find(ch) if ch in _FREQUENCY_RANK else unknown) for ch in anchor)
+    return score // 4 if anchor in _COMMON_WORDS else score
+
+
+@functools.cache
+def checking_order(groups: Anchors) -> Anchors:
+    """The same groups, the one least likely to be met first (the first unmet one decides)."""
+    return tuple(sorted(groups, key=lambda group: (-min(map(rarity, group)), len(group))))
 
 
 def _strength(anchor: str) -> int:
@@ -168,6 +196,41 @@ def _requirements(nodes: list[Any], ignorecase: bool, non_ascii: bool = False) -
             found.append(frozenset(_anchor_char(cp, ignorecase) or "" for _, cp in av))
     close_run()
     return found
+
+
+def leading_anchors(pattern: str, flags: int) -> tuple[str, ...] | None:
+    """Strings one of which every match of a python-re pattern starts with, as found in the
+    text ``PreparedText.may_match`` checks (folded when case-insensitive); None if unknown.
+
+    Knowing where a match can start lets a search try only those places.
+    """
+    try:
+        parsed = _parser.parse(pattern, flags)
+    except re.error:
+        return None
+    found = _leading(list(parsed), bool(parsed.state.flags & re.IGNORECASE))
+    return tuple(sorted(found)) if found else None
+
+
+def _leading(nodes: list[Any], ignorecase: bool) -> set[str] | None:
+    for index, (op, av) in enumerate(nodes):
+        if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+            continue  # zero-width: the match still starts at the next node
+        if op is C.LITERAL:
+            run = _leading_literals(nodes[index:], ignorecase)
+            return {run} if run else None
+        if op is C.SUBPATTERN and not (av[1] | av[2]):
+            return _leading(list(av[3]), ignorecase)
+        if op is C.BRANCH:
+            union: set[str] = set()
+            for branch in av[1]:
+                starts = _leading(list(branch), ignorecase)
+                if starts is None:
+                    return None
+                union |= starts
+            return union
+        return None
+    return None
 
 
 def _leading_literals(nodes: list[Any], ignorecase: bool) -> str:

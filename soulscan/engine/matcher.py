@@ -69,25 +69,45 @@ class PreparedText:
         self.text = text
         self._folded: str | None = None
         self._needs_exact: dict[str, bool] = {}
+        # anchor -> does it occur (in the folded text / in the text): rules share anchors
+        self._in_folded: dict[str, bool] = {}
+        self._in_text: dict[str, bool] = {}
 
     @property
     def folded(self) -> str:
         if self._folded is None:
-            folded = anchors.fold(self.text)
-            self._folded = folded if self.text.isascii() else folded + anchors.NON_ASCII
+            if self.text.isascii():
+                self._folded = self.text.lower()  # ``fold`` changes nothing else in ASCII
+            else:
+                self._folded = anchors.fold(self.text) + anchors.NON_ASCII
         return self._folded
+
+    @property
+    def fold_keeps_offsets(self) -> bool:
+        """Is every offset of the text the same offset in ``folded``? Folding changes the
+        length only of ``İ`` (lower case ``i̇``) and of ``i`` + U+0307 (to ``i``)."""
+        text = self.text
+        return text.isascii() or ("\u0130" not in text and "\u0307" not in text)
 
     def may_match(self, rule: Rule) -> bool:
         """False only when the rule provably cannot match (none of its anchors occurs)."""
         groups = rule.anchors
         if groups is None:
             return True
-        haystack = self.folded if rule.anchors_folded else self.text
+        return self.meets(anchors.checking_order(groups), rule.anchors_folded)
+
+    def meets(self, groups: anchors.Anchors, folded: bool) -> bool:
+        """Does every group have a member in the text (its folded form when ``folded``)?"""
+        haystack = self.folded if folded else self.text
+        seen = self._in_folded if folded else self._in_text
         # Plain loops: this runs for every rule on every text, and generator
         # expressions cost more than the substring tests themselves.
         for group in groups:
             for anchor in group:
-                if anchor in haystack:
+                present = seen.get(anchor)
+                if present is None:
+                    present = seen[anchor] = anchor in haystack
+                if present:
                     break
             else:
                 return False

@@ -80,7 +80,7 @@ def _next_cut(text: str, lo: int, hi: int) -> int:
 
 def nfkc(text: str) -> str:
     """Exactly ``unicodedata.normalize("NFKC", text)``, in linear time."""
-    if text.isascii():
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
         return text
     if not _has_long_mark_run(text):
         return unicodedata.normalize("NFKC", text)

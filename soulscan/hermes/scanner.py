@@ -12,11 +12,12 @@ once. The runtime orders several invisible findings by Python set iteration
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
-import regex
-
-from soulscan.engine.matcher import PreparedText, rule_finditer, rule_search
+from soulscan.engine.anchors import leading_anchors
+from soulscan.engine.matcher import PreparedText, rule_finditer
+from soulscan.engine.prefilter import GatedRule, gated, matching_rules
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
 
@@ -42,9 +43,10 @@ def __getattr__(name: str) -> frozenset[str]:
 
 
 @functools.cache
-def _invisible_pattern() -> regex.Pattern[str]:
-    """One character class of the runtime's invisible set: a C-speed scan."""
-    return regex.compile("[" + "".join(f"\\u{ord(ch):04x}" for ch in sorted(_pack_invisible())) + "]")
+def _invisible_pattern() -> re.Pattern[str]:
+    """One character class of the runtime's invisible set: a C-speed scan (``re`` scans a
+    plain set about three times faster than ``regex``)."""
+    return re.compile("[" + "".join(f"\\u{ord(ch):04x}" for ch in sorted(_pack_invisible())) + "]")
 
 
 def invisible_id(ch: str) -> str:
@@ -63,17 +65,39 @@ def _rules_in(members: frozenset[str]) -> tuple[Rule, ...]:
     return tuple(rule for rule in runtime_pack().rules if rule.scope in members)
 
 
+@functools.cache
+def _gated_in(members: frozenset[str]) -> tuple[GatedRule, ...]:
+    """The scope's rules with their anchors in checking order and where matches start.
+
+    The runtime pack is written for Python's ``re`` (a ``RulePackError`` otherwise), so
+    its patterns parse with ``re``'s parser; they are all case-insensitive.
+    """
+    return tuple(gated(rule, leading_anchors(rule.pattern, re.IGNORECASE if rule.anchors_folded else 0))
+                 for rule in _rules_in(members))
+
+
+def _gated_for_scope(scope: str) -> tuple[GatedRule, ...]:
+    members = _SCOPE_MEMBERS.get(scope)
+    if members is None:
+        raise ValueError(f"scan_for_threats: unknown scope {scope!r}")
+    return _gated_in(members)
+
+
+def _invisible_findings(window: str) -> list[str]:
+    if window.isascii() or _invisible_pattern().search(window) is None:
+        return []
+    return [invisible_id(ch) for ch in sorted(set(window) & _pack_invisible())]
+
+
 def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     """The runtime's finding ids for ``text`` at ``scope``, in the runtime's order."""
     if not text:
         return []
+    gated_rules = _gated_for_scope(scope)
     window = text[:MAX_SCAN_CHARS]
-    findings = [invisible_id(ch) for ch in sorted(set(window) & _pack_invisible())]
-    rules = rules_for_scope(scope)
+    findings = _invisible_findings(window)
     prepared = PreparedText(nfkc(window))
-    for rule in rules:
-        if rule_search(rule, prepared):
-            findings.append(rule.id)
+    findings.extend(rule.id for rule in matching_rules(gated_rules, prepared))
     return findings
 
 

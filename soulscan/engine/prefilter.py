@@ -1,0 +1,85 @@
+"""Run a fixed set of rules over many texts: rule out most with literal anchors, and search
+the rest only where a match can start.
+
+Three facts, each proven for every rule by ``soulscan.engine.anchors``, make this exact:
+
+* every match leaves one member of each anchor group in the folded text, so a rule with an
+  unmet group cannot match (``PreparedText.may_match``); groups are checked rarest first,
+  since the first unmet one ends the test;
+* every match of a rule with *leading* anchors starts with one of them, so trying the
+  pattern at each place one occurs (``pattern.match(text, pos)``, which sees the whole
+  text, lookbehinds included) finds a match exactly when a search over the whole text does;
+* folding keeps offsets on a text without ``İ`` (whose lower case is two characters) and
+  without U+0307 (which folding drops after ``i``), so a place found in the folded text is
+  the same place in the text.
+
+A text with many candidate places is searched whole instead: one ``search`` is cheaper
+than hundreds of ``match`` calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import regex
+
+from soulscan.engine.anchors import Anchors, checking_order
+from soulscan.engine.matcher import PreparedText
+from soulscan.engine.rulepack import Rule
+
+# Trying a pattern at one place costs about as much as searching this many characters.
+_CHARS_PER_START = 48
+
+
+@dataclass(frozen=True)
+class GatedRule:
+    rule: Rule
+    groups: Anchors | None  # in checking order; None: no anchor, always searched
+    # Strings one of which every match starts with (in the folded text when ``folded``).
+    starts: tuple[str, ...] | None = None
+
+
+def gated(rule: Rule, starts: tuple[str, ...] | None = None) -> GatedRule:
+    groups = None if rule.anchors is None else checking_order(rule.anchors)
+    return GatedRule(rule, groups, starts)
+
+
+def matching_rules(rules: Sequence[GatedRule], prepared: PreparedText) -> Iterator[Rule]:
+    """The rules (built-in, searched without a time limit) that match the prepared text."""
+    for entry in rules:
+        rule = entry.rule
+        if entry.groups is not None and not prepared.meets(entry.groups, rule.anchors_folded):
+            continue
+        pattern = prepared.pattern_for(rule)
+        if entry.starts is not None and (not rule.anchors_folded or prepared.fold_keeps_offsets):
+            haystack = prepared.folded if rule.anchors_folded else prepared.text
+            found = search_at_starts(pattern, prepared.text, haystack, entry.starts)
+        else:
+            found = pattern.search(prepared.text) is not None
+        if found:
+            yield rule
+
+
+def start_places(haystack: str, starts: tuple[str, ...], limit: int, most: int) -> list[int] | None:
+    """Every offset below ``limit`` where one of ``starts`` occurs; None past ``most``."""
+    places: list[int] = []
+    find = haystack.find
+    for start in starts:
+        index = find(start, 0, limit)
+        while index >= 0:
+            places.append(index)
+            if len(places) > most:
+                return None
+            index = find(start, index + 1, limit)
+    return places
+
+
+def search_at_starts(pattern: regex.Pattern[str], text: str, haystack: str,
+                     starts: tuple[str, ...]) -> bool:
+    """``pattern.search(text) is not None``, trying only the places a match can start."""
+    places = start_places(haystack, starts, len(text), len(text) // _CHARS_PER_START + 4)
+    if places is None:
+        return pattern.search(text) is not None
+    match = pattern.match
+    return any(match(text, place) is not None for place in places)
