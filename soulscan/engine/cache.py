@@ -51,14 +51,14 @@ def store(name: str, data: Any) -> None:
         return
     import tempfile  # only on a miss: it (with shutil, random) costs start-up
 
-    directory = cache_dir()
+    target = cache_dir() / name
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(data, handle)
-            os.replace(tmp, directory / name)
+            os.replace(tmp, target)
         except BaseException:
             os.unlink(tmp)
             raise

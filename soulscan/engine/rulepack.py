@@ -105,7 +105,9 @@ class Rule:
 
 @functools.cache
 def _compiled(source: str, flags: int) -> regex.Pattern[str]:
-    return regex.compile(source, flags)
+    from soulscan.engine.regex_cache import compile_cached
+
+    return compile_cached(source, flags)
 
 
 @dataclass(frozen=True)
