@@ -19,13 +19,15 @@ than hundreds of ``match`` calls.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import regex
 
-from soulscan.engine.anchors import Anchors, checking_order
-from soulscan.engine.matcher import PreparedText
+from soulscan.engine.anchors import Anchors, checking_order, leading_anchors
+from soulscan.engine.gapped import BoundedGap, bounded_gap
+from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import Rule
 
 # Trying a pattern at one place costs about as much as searching this many characters.
@@ -36,29 +38,47 @@ _CHARS_PER_START = 48
 class GatedRule:
     rule: Rule
     groups: Anchors | None  # in checking order; None: no anchor, always searched
-    # Strings one of which every match starts with (in the folded text when ``folded``).
+    # Strings one of which every match starts with (in the folded text when the rule's
+    # anchors are folded).
     starts: tuple[str, ...] | None = None
+    # An exact linear matcher for the pattern, when it has the bounded-gap shape.
+    linear: BoundedGap | None = None
+
+    def may_match(self, prepared: PreparedText) -> bool:
+        return self.groups is None or prepared.meets(self.groups, self.rule.anchors_folded)
+
+    def search(self, prepared: PreparedText) -> bool:
+        """Does the rule match the prepared text (which has passed ``may_match``)?"""
+        rule = self.rule
+        if self.linear is not None:
+            return self.linear.search(prepared.text)
+        pattern = prepared.pattern_for(rule)
+        if self.starts is not None and (not rule.anchors_folded or prepared.fold_keeps_offsets):
+            haystack = prepared.folded if rule.anchors_folded else prepared.text
+            return search_at_starts(pattern, prepared.text, haystack, self.starts)
+        return pattern.search(prepared.text) is not None
+
+    def finditer(self, prepared: PreparedText) -> Iterator[tuple[int, int]]:
+        """Every non-overlapping match, as ``rule_finditer`` gives them."""
+        if self.linear is not None:
+            return self.linear.finditer(prepared.text)
+        return rule_finditer(self.rule, prepared)
 
 
-def gated(rule: Rule, starts: tuple[str, ...] | None = None) -> GatedRule:
+def gated_python_re(rule: Rule) -> GatedRule:
+    """A built-in rule written for Python's ``re`` (its pattern parses with ``re``'s parser;
+    case-insensitive exactly when its anchors are folded), ready to run many times."""
+    flags = re.IGNORECASE if rule.anchors_folded else 0
     groups = None if rule.anchors is None else checking_order(rule.anchors)
-    return GatedRule(rule, groups, starts)
+    return GatedRule(rule, groups, leading_anchors(rule.pattern, flags),
+                     bounded_gap(rule.pattern, flags))
 
 
 def matching_rules(rules: Sequence[GatedRule], prepared: PreparedText) -> Iterator[Rule]:
     """The rules (built-in, searched without a time limit) that match the prepared text."""
     for entry in rules:
-        rule = entry.rule
-        if entry.groups is not None and not prepared.meets(entry.groups, rule.anchors_folded):
-            continue
-        pattern = prepared.pattern_for(rule)
-        if entry.starts is not None and (not rule.anchors_folded or prepared.fold_keeps_offsets):
-            haystack = prepared.folded if rule.anchors_folded else prepared.text
-            found = search_at_starts(pattern, prepared.text, haystack, entry.starts)
-        else:
-            found = pattern.search(prepared.text) is not None
-        if found:
-            yield rule
+        if entry.may_match(prepared) and entry.search(prepared):
+            yield entry.rule
 
 
 def start_places(haystack: str, starts: tuple[str, ...], limit: int, most: int) -> list[int] | None:

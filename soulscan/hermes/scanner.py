@@ -12,12 +12,12 @@ once. The runtime orders several invisible findings by Python set iteration
 from __future__ import annotations
 
 import functools
+import operator
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from soulscan.engine.anchors import leading_anchors
-from soulscan.engine.matcher import PreparedText, rule_finditer
-from soulscan.engine.prefilter import GatedRule, gated, matching_rules
+from soulscan.engine.matcher import PreparedText
+from soulscan.engine.prefilter import GatedRule, gated_python_re, matching_rules
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
 
@@ -67,13 +67,8 @@ def _rules_in(members: frozenset[str]) -> tuple[Rule, ...]:
 
 @functools.cache
 def _gated_in(members: frozenset[str]) -> tuple[GatedRule, ...]:
-    """The scope's rules with their anchors in checking order and where matches start.
-
-    The runtime pack is written for Python's ``re`` (a ``RulePackError`` otherwise), so
-    its patterns parse with ``re``'s parser; they are all case-insensitive.
-    """
-    return tuple(gated(rule, leading_anchors(rule.pattern, re.IGNORECASE if rule.anchors_folded else 0))
-                 for rule in _rules_in(members))
+    """The scope's rules ready to run many times (the runtime pack is python-re)."""
+    return tuple(gated_python_re(rule) for rule in _rules_in(members))
 
 
 def _gated_for_scope(scope: str) -> tuple[GatedRule, ...]:
@@ -134,8 +129,7 @@ def scan_context_content(text: str, filename: str) -> str:
     return blocked_placeholder(filename, findings) if findings else text
 
 
-@dataclass(frozen=True)
-class RuntimeMatch:
+class RuntimeMatch(NamedTuple):
     """One occurrence of a runtime finding, with its span in the scanned text."""
 
     rule_id: str
@@ -148,16 +142,27 @@ def runtime_matches(text: str, scope: str) -> list[RuntimeMatch]:
     """Every occurrence of every runtime finding in ``text`` (the whole text, not
     just the scan window: callers compare spans with ``MAX_SCAN_CHARS`` to tell
     whether the runtime would have seen them)."""
-    rules = rules_for_scope(scope)
-    matches = [
-        RuntimeMatch(invisible_id(m.group()), None, m.start(), m.end())
-        for m in _invisible_pattern().finditer(text)
-    ]
+    gated_rules = _gated_for_scope(scope)
+    matches = _invisible_matches(text)
     mapped = nfkc_mapped(text)
     prepared = PreparedText(mapped.text)
-    for rule in rules:
-        for start, end in rule_finditer(rule, prepared):
+    for entry in gated_rules:
+        if not entry.may_match(prepared):
+            continue
+        rule = entry.rule
+        for start, end in entry.finditer(prepared):
             src_start, src_end = mapped.source_span(start, end)
             matches.append(RuntimeMatch(rule.id, rule, src_start, src_end))
-    matches.sort(key=lambda m: (m.start, m.end, m.rule_id))
+    matches.sort(key=_match_order)
     return matches
+
+
+_match_order = operator.attrgetter("start", "end", "rule_id")
+
+
+def _invisible_matches(text: str) -> list[RuntimeMatch]:
+    if text.isascii():
+        return []
+    ids = {ch: invisible_id(ch) for ch in _pack_invisible()}
+    return [RuntimeMatch(ids[found.group()], None, found.start(), found.start() + 1)
+            for found in _invisible_pattern().finditer(text)]

@@ -1,0 +1,87 @@
+"""The linear bounded-gap matcher reports exactly the spans ``re.finditer`` does."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.engine.gapped import bounded_gap
+from soulscan.engine.rulepack import runtime_pack
+from soulscan.fuzz.adversarial import nested_html_comments
+
+RUNTIME_PATTERN = runtime_pack().rule("html_comment_injection").pattern
+SMALL_PATTERN = r"<!--[^>]{0,5}(?:ab|cd|xyz)[^>]{0,4}-->"
+PIECES = ["<!--", "-->", ">", "-", "--", "<", "!", " ", "a", "b", "c", "d", "ab", "cd", "xyz",
+          "ignore", "IGNORE", "ıgnore", "İgnore", "ſystem", "secret", "hidden", "override",
+          "system", "Hidden", "x" * 7, "\n"]
+
+
+def spans_by_re(pattern: str, text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+
+
+def spans_by_gap(pattern: str, text: str) -> list[tuple[int, int]]:
+    gap = bounded_gap(pattern, re.IGNORECASE)
+    assert gap is not None
+    return list(gap.finditer(text))
+
+
+@pytest.mark.parametrize("pattern", [RUNTIME_PATTERN, SMALL_PATTERN])
+@settings(max_examples=400, deadline=None)
+@given(parts=st.lists(st.sampled_from(PIECES), max_size=40))
+def test_equals_re_on_generated_text(pattern: str, parts: list[str]) -> None:
+    text = "".join(parts)
+    assert spans_by_gap(pattern, text) == spans_by_re(pattern, text)
+    gap = bounded_gap(pattern, re.IGNORECASE)
+    assert gap is not None
+    assert gap.search(text) is (re.search(pattern, text, re.IGNORECASE) is not None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=st.integers(min_value=505, max_value=520),
+    after=st.integers(min_value=505, max_value=520),
+    word=st.sampled_from(["ignore", "override", "OVERRIDE", "system", "secret", "hidden", "SYSTEM", "ſecret"]),
+    opener_padding=st.sampled_from(["", "<!--", "x<!--y", ">"]),
+    extra=st.sampled_from(["", ">", "-->", "<!-- ignore -->"]),
+)
+def test_equals_re_around_the_gap_bounds(before: int, after: int, word: str,
+                                         opener_padding: str, extra: str) -> None:
+    text = f"{opener_padding}<!--{'x' * before}{word}{'y' * after}-->{extra}"
+    assert spans_by_gap(RUNTIME_PATTERN, text) == spans_by_re(RUNTIME_PATTERN, text)
+
+
+@pytest.mark.parametrize(("before", "after", "matches"), [
+    pytest.param(511, 511, True, id="511-511"),
+    pytest.param(512, 512, True, id="512-512"),
+    pytest.param(513, 0, False, id="513-before"),
+    pytest.param(0, 513, False, id="513-after"),
+    pytest.param(512, 513, False, id="512-513"),
+])
+def test_gap_bounds(before: int, after: int, matches: bool) -> None:
+    text = f"<!--{'a' * before}hidden{'b' * after}-->"
+    assert spans_by_gap(RUNTIME_PATTERN, text) == ([(0, len(text))] if matches else [])
+    assert spans_by_re(RUNTIME_PATTERN, text) == spans_by_gap(RUNTIME_PATTERN, text)
+
+
+def test_equals_re_on_the_adversarial_input() -> None:
+    text = nested_html_comments(60_000)
+    text = text[:30_000] + "--> <!-- a hidden b --> x >" + text[30_000:]
+    assert spans_by_gap(RUNTIME_PATTERN, text) == spans_by_re(RUNTIME_PATTERN, text)
+
+
+@pytest.mark.parametrize("pattern", [
+    pytest.param(r"<!--[^>]{0,5}(?:ab|abc)[^>]{0,4}-->", id="a-word-prefixes-another"),
+    pytest.param(r"<!--[^>]{0,5}(?:ab|cd)[^<]{0,4}-->", id="two-stop-characters"),
+    pytest.param(r"<!--[^>]{0,5}(?:ab|cd)[^>]{0,4}--", id="closer-without-the-stop"),
+    pytest.param(r"<!-->[^>]{0,5}(?:ab|cd)[^>]{0,4}-->", id="stop-inside-the-opener"),
+    pytest.param(r"<!--[^>]*(?:ab|cd)[^>]{0,4}-->", id="unbounded-gap"),
+    pytest.param(r"<!--[^a]{0,5}(?:xb|cd)[^a]{0,4}--a", id="stop-with-case"),
+    pytest.param(r"<!--[^>]{0,5}(?:ab|c.)[^>]{0,4}-->", id="word-not-literal"),
+    pytest.param(r"ignore\s+instructions", id="other-shape"),
+])
+def test_other_shapes_are_left_to_the_regex(pattern: str) -> None:
+    assert bounded_gap(pattern, re.IGNORECASE) is None
