@@ -14,13 +14,13 @@ redacted, escaped and bounded here, so reporters never see raw file text.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import itertools
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any
 
 from soulscan.engine.rulepack import Rule
@@ -63,6 +63,7 @@ class RuleFacts:
         return cls(rule.id, rule.severity, rule.confidence, rule.scope, rule.message)
 
 
+@functools.lru_cache(maxsize=1024)  # a file of hidden characters repeats a few of them
 def invisible_facts(rule_id: str, char: str, scope: str) -> RuleFacts:
     """The runtime reports invisible characters by id only; describe the character."""
     name = unicodedata.name(char, "unnamed")
@@ -142,7 +143,7 @@ class _FileContext:
     secret_free: dict[int, bool] = field(default_factory=dict)
     occurrences: Counter[str] = field(default_factory=Counter)
 
-    @cached_property
+    @functools.cached_property
     def index(self) -> LineIndex:
         """Built for the first finding: a clean file never needs line numbers."""
         return LineIndex.of(self.text)
@@ -152,14 +153,11 @@ class _FileContext:
         self.occurrences[rule_id] += 1
         return self.occurrences[rule_id] <= MAX_OCCURRENCES
 
-    def redactor_for(self, line_number: int, line: str) -> Callable[[str], str]:
+    def redactor_for(self, line_number: int, line: str) -> Callable[[str], str] | None:
+        """``redact``, or None for a line without secrets (nothing to redact)."""
         if line_number not in self.secret_free:
             self.secret_free[line_number] = redact(line) == line
-        return _unchanged if self.secret_free[line_number] else redact
-
-
-def _unchanged(text: str) -> str:
-    return text
+        return None if self.secret_free[line_number] else redact
 
 
 def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding]:

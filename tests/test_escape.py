@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.hardened.secrets import redact
-from soulscan.report.escape import _HIDDEN, escape_char, escape_text, is_hidden, shorten
+from soulscan.report.escape import (
+    _HIDDEN,
+    _NEWEST_LETTER,
+    _PRINTABLE_BUT_HIDDEN,
+    _PRINTABLE_SHORTCUT,
+    escape_char,
+    escape_text,
+    is_hidden,
+    shorten,
+)
 from soulscan.report.excerpt import excerpt
 
 REDACTED = "[REDACTED]"
@@ -122,3 +133,41 @@ def test_escape_text_equals_the_reference_on_every_code_point() -> None:
     assert escape_text(every) == _escape_one_by_one(every)
     ascii_only = "".join(map(chr, range(0x80))) * 2
     assert escape_text(ascii_only) == _escape_one_by_one(ascii_only)
+
+
+def test_printable_shortcut_knows_every_printable_hidden_character() -> None:
+    """``escape_text`` returns printable text as is unless it holds one of these."""
+    printable_hidden = [
+        char for char in map(chr, range(0x110000)) if char.isprintable() and is_hidden(char)
+    ]
+    assert printable_hidden
+    assert all(_PRINTABLE_BUT_HIDDEN.fullmatch(char) for char in printable_hidden)
+    if unicodedata.unidata_version in _NEWEST_LETTER:
+        assert _PRINTABLE_SHORTCUT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("café \u034f ok", id="combining-grapheme-joiner"),
+        pytest.param("日本\ufe0f", id="variation-selector"),
+        pytest.param("\u3164x\U000e0100", id="hangul-filler-and-supplement-selector"),
+        pytest.param("blank \u2800 braille", id="braille-blank"),
+    ],
+)
+def test_printable_text_with_a_hidden_character_is_escaped(text: str) -> None:
+    assert text.isprintable()
+    assert escape_text(text) == _escape_one_by_one(text) != text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("ab \\u{}\u200b\u202e\t\U000e0041é"), max_size=300),
+    st.integers(0, 300),
+    st.integers(0, 300),
+)
+def test_excerpt_of_a_secret_free_line_escapes_only_what_is_shown(line: str, start: int, end: int) -> None:
+    """``redact=None`` (the line holds no secret) slices just the shown windows: the same
+    pieces as redacting the whole neighbourhood with a redactor that changes nothing."""
+    start = min(start, len(line))
+    assert excerpt(line, start, end, None) == excerpt(line, start, end, lambda text: text)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import re._parser as re_parser  # type: ignore[import-not-found]  # no stubs: CPython internals
+
 import pytest
 
-from soulscan.hardened.secrets import find_secrets, redact
+from soulscan.hardened.secrets import (
+    _ASSIGNED,
+    SECRET_FORMATS,
+    SHORTEST_REDACTED,
+    find_secrets,
+    redact,
+)
 
 AWS = "AKIAQYLPMN5HFIQR7XYA"
 GITHUB = "ghp_R2d8Kq0wZ5yLm3Np7Tv1Xc9Bf4Hj6Gs2Ae0D"
@@ -47,3 +55,20 @@ def test_placeholders_are_not_secrets(text: str) -> None:
 
 def test_redact_masks_assigned_values() -> None:
     assert redact('password = "q8Zr2Lk5Tw7Yp1Vb3Nm6"') == 'password = "[REDACTED]"'
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [pytest.param(fmt.pattern.pattern, id=fmt.name) for fmt in SECRET_FORMATS]
+    + [pytest.param(_ASSIGNED.pattern, id="assignment")],
+)
+def test_no_pattern_matches_text_shorter_than_the_redaction_shortcut(pattern: str) -> None:
+    # The patterns are plain ``re`` syntax: its parser gives the shortest match width.
+    shortest, _ = re_parser.parse(pattern).getwidth()
+    assert shortest >= SHORTEST_REDACTED
+
+
+def test_shortest_secret_is_redacted() -> None:
+    shortest = "xoxb-1-abcdef"
+    assert len(shortest) == SHORTEST_REDACTED
+    assert redact(shortest) == "xoxb-[REDACTED]"

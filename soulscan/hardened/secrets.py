@@ -101,8 +101,16 @@ _ASSIGNED = regex.compile(
 )
 
 
+# No pattern above matches fewer characters (a Slack token, ``xoxb-1-abcdef``; the tests
+# check every pattern's shortest match): shorter text, such as the one hidden character a
+# finding often is, has nothing to redact.
+SHORTEST_REDACTED = 13
+
+
 def redact(text: str) -> str:
     """`text` with every known key format and every `secret = value` assignment masked."""
+    if len(text) < SHORTEST_REDACTED:
+        return text
     for fmt in SECRET_FORMATS:
         text = fmt.pattern.sub(lambda m, f=fmt: _mask(f, m.group()), text)  # type: ignore[misc]
     return _ASSIGNED.sub(lambda m: m.group(1) + "[REDACTED]", text)

@@ -22,6 +22,9 @@ merely looks like an escape can only over-report a hidden character, never hide 
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import regex
 
 _HIDDEN_CLASS = (
@@ -32,6 +35,21 @@ _HIDDEN = regex.compile(_HIDDEN_CLASS, regex.V1)
 # Hidden characters come in runs (a line of zero-width spaces, tag-character smuggling):
 # one callback a run, not one a character.
 _HIDDEN_RUN = regex.compile(_HIDDEN_CLASS + "+", regex.V1)
+# What Python's ``str.isprintable`` accepts but is hidden here (default-ignorable letters
+# and marks, the blank Braille pattern): printable text without these has nothing to
+# escape, which ``isprintable`` tells in C instead of a property lookup a character.
+# The tests check the list against every code point. It holds for the Unicode versions
+# below, provided ``regex`` knows each one's newest letter (else its tables are older than
+# Python's and would hide characters Python prints): otherwise the shortcut stays off.
+_PRINTABLE_BUT_HIDDEN = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2800\u3164\ufe00-\ufe0f\uffa0"
+    "\U000e0100-\U000e01ef]"
+)
+_NEWEST_LETTER = {"14.0.0": "\U0001e290", "15.0.0": "\U0001e030", "15.1.0": "\U0002ebf0"}
+_PRINTABLE_SHORTCUT = (
+    unicodedata.unidata_version in _NEWEST_LETTER
+    and _HIDDEN.match(_NEWEST_LETTER[unicodedata.unidata_version]) is None
+)
 _SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _SURROGATE_ESCAPED_BYTES = range(0xDC80, 0xDD00)
 ELLIPSIS = "…"
@@ -63,13 +81,18 @@ _ESCAPES = _EscapeCache()
 
 
 def _escape_run(match: regex.Match[str]) -> str:
-    return "".join(map(_ESCAPES.__getitem__, match.group()))
+    run = match.group()
+    if run.count(run[0]) == len(run):  # one character repeated (a line of zero-width spaces)
+        return _ESCAPES[run[0]] * len(run)
+    return "".join(map(_ESCAPES.__getitem__, run))
 
 
 def escape_text(text: str) -> str:
     """``text`` with every hidden or dangerous character replaced by a visible escape."""
-    if text.isascii() and text.isprintable():  # the common case: nothing in ASCII but
-        return text  # C0 controls and DEL is hidden, and those are not printable
+    if text.isprintable() and (  # in ASCII only C0 controls and DEL are hidden
+        text.isascii() or _PRINTABLE_SHORTCUT and _PRINTABLE_BUT_HIDDEN.search(text) is None
+    ):
+        return text
     escaped: str = _HIDDEN_RUN.sub(_escape_run, text)
     return escaped
 

@@ -27,9 +27,18 @@ class Excerpt:
     after: str
 
 
-def excerpt(line: str, start: int, end: int, redact: Callable[[str], str]) -> Excerpt:
-    """Pieces of ``line`` around ``line[start:end]`` (0-based; ``end`` clipped to the line)."""
+def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None) -> Excerpt:
+    """Pieces of ``line`` around ``line[start:end]`` (0-based; ``end`` clipped to the line).
+
+    ``redact`` None says the line holds no secret: only what is shown is then escaped.
+    """
     end = min(max(end, start), len(line))
+    if redact is None:
+        return Excerpt(
+            escape_bounded_left(line[max(0, start - BEFORE_LIMIT - 1) : start], BEFORE_LIMIT),
+            escape_bounded(line[start : min(end, start + MATCH_LIMIT + 1)], MATCH_LIMIT),
+            escape_bounded(line[end : end + AFTER_LIMIT + 1], AFTER_LIMIT),
+        )
     # Only a bounded neighbourhood is ever shown; the margin lets redaction see a whole
     # secret that straddles the edge of what is shown.
     before = line[max(0, start - BEFORE_LIMIT - REDACTION_MARGIN) : start]
