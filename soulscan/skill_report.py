@@ -9,13 +9,17 @@ A skill directory (or one file) becomes a ``ScanReport``:
   critical and high ones drive the verdict, so their effect is ``blocks-file``) and, by
   profile, the hardened findings for the file's text;
 * the files the guard skips (other suffixes, not UTF-8) as ``skip`` results, so nothing
-  is silently left out.
+  is silently left out;
+* by profile, the skill judged as a bundle: SKILL.md gets SS010 for every file of the skill
+  with a medium-or-worse hardened finding (``soulscan.hardened.skill_bundle``); scripts are
+  read as code (kind ``skill-script``) by the hardened analysis.
 
 A symbolic-link loop makes the runtime's guard crash; that is reported as a scan error.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +28,14 @@ from soulscan.engine.matcher import rule_finditer
 from soulscan.engine.rulepack import Rule
 from soulscan.hardened.analyze import analyze
 from soulscan.hardened.secrets import redact
+from soulscan.hardened.skill_bundle import (
+    FlaggedFile,
+    bundle_message,
+    bundle_rule,
+    bundle_span,
+    file_kind,
+    flagging_ids,
+)
 from soulscan.hermes.skill_ignore import ignore_matcher
 from soulscan.hermes.skill_install import COMMUNITY, decisions_by_trust_level
 from soulscan.hermes.skill_structure import SkillScan, SkillScanAborted, scan_skill, walk_entries
@@ -112,8 +124,9 @@ def _guard_finding(finding: GuardFinding, text: str, index: LineIndex, display: 
     )
 
 
-def _hardened(text: str, index: LineIndex, display: str, runtime: list[Finding]) -> Iterator[Finding]:
-    for match in analyze(text, kind=SKILL_KIND):
+def _hardened(text: str, index: LineIndex, display: str, runtime: list[Finding],
+              kind: str) -> Iterator[Finding]:
+    for match in analyze(text, kind=kind):
         span = Span(match.start, match.end)
         if match.decoded is None and any(
                 r.span.start <= span.start and span.end <= r.span.end for r in runtime):
@@ -130,6 +143,10 @@ def _hardened(text: str, index: LineIndex, display: str, runtime: list[Finding])
         )
 
 
+def _sort_key(finding: Finding) -> tuple[int, int, bool, str]:
+    return (finding.span.start, finding.span.end, finding.origin != ORIGIN_RUNTIME, finding.rule_id)
+
+
 def _file_result(path: Path, rel: str, display: str, findings: list[GuardFinding],
                  profile: str, rules: dict[str, Rule]) -> FileResult:
     text = read_scannable_text(path)
@@ -138,13 +155,50 @@ def _file_result(path: Path, rel: str, display: str, findings: list[GuardFinding
         return FileResult(display, SKILL_KIND, RuntimeSummary("skip", detail=reason))
     index = LineIndex.of(text)
     runtime = [_guard_finding(f, text, index, display, rules) for f in findings]
-    hardened = list(_hardened(text, index, display, runtime)) if profile != "runtime" else []
+    hardened = (list(_hardened(text, index, display, runtime, file_kind(rel)))
+                if profile != "runtime" else [])
     shown = (runtime if profile != "hardened" else []) + hardened
-    shown.sort(key=lambda f: (f.span.start, f.span.end, f.origin != ORIGIN_RUNTIME, f.rule_id))
+    shown.sort(key=_sort_key)
     ids = tuple(dict.fromkeys(f.pattern_id for f in findings))
     summary = RuntimeSummary("load", ids, len(text), len(text),
                              detail="read by the skills guard line by line")
     return FileResult(display, SKILL_KIND, summary, tuple(shown))
+
+
+def _bundle_finding(text: str, index: LineIndex, display: str, flagged: FlaggedFile) -> Finding:
+    rule = bundle_rule()
+    span = Span(*bundle_span(text))
+    location = index.location(span.start, span.end)
+    label = escape_bounded(flagged.label, 200)
+    extra = _extra(text, span, index, location)
+    return Finding(
+        rule_id=rule.id, severity=rule.severity, confidence=rule.confidence, scope=rule.scope,
+        message=bundle_message(label),
+        path=display, span=span, location=location,
+        snippet=snippet_of(text[span.start:span.end]), origin=ORIGIN_HARDENED,
+        runtime_visible=True, runtime_effect=EFFECT_NONE,
+        extra={**extra, "sha256": flagged.identity(text[span.start:span.end]),
+               "detail": f"bundled file {label}"},
+    )
+
+
+def _with_bundle(files: list[tuple[str, Path, FileResult]]) -> list[FileResult]:
+    """SS010 on the skill's SKILL.md for every other file with a medium-or-worse hardened finding."""
+    flagged = [
+        FlaggedFile(rel, ids) for rel, _, result in files if rel != SKILL_FILE
+        if (ids := flagging_ids((f.rule_id, f.severity) for f in result.findings
+                                if f.origin == ORIGIN_HARDENED))
+    ]
+    results = []
+    for rel, entry, result in files:
+        text = read_scannable_text(entry) if rel == SKILL_FILE and flagged else None
+        if text is not None:
+            index = LineIndex.of(text)
+            added = [_bundle_finding(text, index, result.path, f) for f in flagged]
+            result = dataclasses.replace(
+                result, findings=tuple(sorted((*result.findings, *added), key=_sort_key)))
+        results.append(result)
+    return results
 
 
 def _structural(finding: GuardFinding, display: str) -> Finding:
@@ -224,7 +278,7 @@ def skill_report(path: Path, *, profile: str = "all", display: str | None = None
     except SkillScanAborted as exc:
         return ScanReport((), (ScanError(shown, f"the runtime's skills guard crashes here: {exc}"),))
     rules = _facts_by_id()
-    files = [_skill_result(path, shown, scan, profile)]
+    files: list[tuple[str, Path, FileResult]] = []
     errors: list[ScanError] = []
     for entry, rel in _guard_files(path):
         display_file = shown if path.is_file() else f"{shown}/{rel}"
@@ -234,8 +288,9 @@ def skill_report(path: Path, *, profile: str = "all", display: str | None = None
                 "guard verdict above may miss what it holds")))
             continue
         own = [f for f in scan.findings if f.file == rel and f.line > 0]
-        files.append(_file_result(entry, rel, display_file, own, profile, rules))
-    return ScanReport(tuple(files), tuple(errors))
+        files.append((rel, entry, _file_result(entry, rel, display_file, own, profile, rules)))
+    results = _with_bundle(files) if path.is_dir() else [result for _, _, result in files]
+    return ScanReport((_skill_result(path, shown, scan, profile), *results), tuple(errors))
 
 
 def scan_skills(paths: tuple[str, ...], *, profile: str = "all") -> ScanReport:

@@ -13,11 +13,27 @@ from pathlib import Path
 import click
 
 from soulscan.hardened.evaluation import Row, Verdict, read_items, score
+from soulscan.hardened.skill_bundle import BUNDLE_RULE_ID
 from soulscan.report.escape import escape_text
 
 
 def _pct(part: int, total: int) -> str:
     return f"{100.0 * part / total:.1f}%" if total else "-"
+
+
+def _bundle_notes(rows: list[Row]) -> list[str]:
+    """Per corpus: how many flagged items are SKILL.md files flagged only through their skill."""
+    notes = []
+    for row in rows:
+        if row.category == "*" and row.via_bundle:
+            alone = row.hardened - row.via_bundle
+            notes.append(
+                f"{escape_text(row.corpus)}: {row.via_bundle} of the {row.hardened} flagged "
+                f"{row.label} items are SKILL.md files flagged only because their skill ships a "
+                f"flagged file ({BUNDLE_RULE_ID}); by their own text alone: "
+                f"{_pct(alone, row.total)} ({alone}/{row.total})."
+            )
+    return notes
 
 
 def _text_table(rows: list[Row], profile: str) -> str:
@@ -38,6 +54,10 @@ def _text_table(rows: list[Row], profile: str) -> str:
     lines.append(
         "hardened flags = any hardened finding of severity medium or above; runtime = Hermes 0.19.0 blocks."
     )
+    notes = _bundle_notes(rows)
+    if notes:
+        lines.append("")
+        lines.extend(notes)
     return "\n".join(lines)
 
 
@@ -59,6 +79,8 @@ def _json(rows: list[Row], verdicts: list[Verdict], profile: str, show_items: bo
                     else {
                         "hardened": r.hardened,
                         "hardened_rate": r.hardened / r.total if r.total else None,
+                        # SKILL.md items flagged only through a flagged file of their skill
+                        "hardened_via_bundle": r.via_bundle,
                     }
                 ),
             }
@@ -73,6 +95,7 @@ def _json(rows: list[Row], verdicts: list[Verdict], profile: str, show_items: bo
                 "hardened": v.hardened,
                 "runtime": v.runtime,
                 "rules": list(v.rule_ids),
+                "via_bundle": v.via_bundle,
             }
             for v in verdicts
         ]
