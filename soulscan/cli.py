@@ -67,6 +67,9 @@ def cli() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from soulscan.engine import regex_cache
+
+    regex_cache.install()  # every pattern is parsed once per machine, not once per run
     try:
         result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
     except click.exceptions.Abort:

@@ -101,7 +101,7 @@ def test_the_cold_cache_path_parses_yaml_and_then_is_warm(tmp_path: Path) -> Non
                        timeout=300, env=_env(tmp_path))
         seen.append("yaml" in json.loads(record.read_text(encoding="utf-8"))["modules"])
     assert seen == [True, False]
-    assert list((tmp_path / "cache").glob("rulepack-*.json"))
+    assert list((tmp_path / "cache").glob("rulepack-*.bin"))
 
 
 def test_the_scan_command_spells_the_skill_kind_as_the_skill_report_does() -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import json
+import hashlib
+import marshal
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +43,7 @@ def _write(tmp_path: Path, text: str = PACK) -> Path:
 
 
 def _entries(home: Path) -> list[Path]:
-    return sorted(home.glob("rulepack-*.json"))
+    return sorted(home.glob("rulepack-*.bin"))
 
 
 def test_a_validated_pack_is_cached_and_read_back_equal(cache_home: Path, tmp_path: Path) -> None:
@@ -56,7 +59,7 @@ def test_a_validated_pack_is_cached_and_read_back_equal(cache_home: Path, tmp_pa
 @pytest.mark.parametrize("pack_path", builtin_pack_paths(), ids=lambda p: p.name)
 def test_every_built_in_pack_round_trips_through_the_cache(pack_path: Path) -> None:
     pack = load_pack(pack_path, trusted=True)
-    restored = pack_cache.from_json(json.loads(json.dumps(pack_cache.to_json(pack))),
+    restored = pack_cache.from_data(marshal.loads(marshal.dumps(pack_cache.to_data(pack))),
                                     pack.path, trusted=True)
     assert restored == pack
     assert restored is not None
@@ -97,21 +100,59 @@ def test_built_in_and_user_loads_of_one_text_are_cached_apart(cache_home: Path,
     assert len(_entries(cache_home)) == 2
 
 
+def _truncated(record: bytes) -> bytes:
+    return record[: len(record) // 2]
+
+
+def _flipped(record: bytes) -> bytes:
+    return record[:-1] + bytes([record[-1] ^ 1])
+
+
+def _resealed_garbage(record: bytes) -> bytes:
+    """A record whose digest matches a body that is not marshal data."""
+    body = b"\xff" * 16
+    return cache.MAGIC + hashlib.sha256(body).digest() + body
+
+
 @pytest.mark.parametrize(
-    "payload",
+    "damage",
     [
-        pytest.param('{"id": "demo", "rules": [', id="torn-json"),
-        pytest.param("\udcff", id="not-utf8"),
-        pytest.param("[]", id="not-a-mapping"),
-        pytest.param('{"id": "demo"}', id="missing-keys"),
-        pytest.param("", id="empty"),
+        pytest.param(_truncated, id="torn"),
+        pytest.param(_flipped, id="flipped-bit"),
+        pytest.param(lambda record: b"", id="empty"),
+        pytest.param(lambda record: b'{"id": "demo"}', id="foreign-file"),
+        pytest.param(_resealed_garbage, id="not-marshal-data"),
     ],
 )
-def test_a_corrupt_entry_is_ignored(cache_home: Path, tmp_path: Path, payload: str) -> None:
+def test_a_corrupt_entry_is_ignored(cache_home: Path, tmp_path: Path,
+                                    damage: Callable[[bytes], bytes]) -> None:
     path = _write(tmp_path)
     expected = load_pack(path)
-    for entry in _entries(cache_home):
-        entry.write_bytes(payload.encode("utf-8", "surrogateescape"))
+    (entry,) = _entries(cache_home)
+    entry.write_bytes(damage(entry.read_bytes()))
+    assert load_pack(path) == expected
+
+
+def _rewrite(home: Path, change: Callable[[Any], Any]) -> None:
+    """Replace the one cached pack with a changed, properly sealed record."""
+    (entry,) = _entries(home)
+    name = entry.name
+    cache.store(name, change(cache.load(name)))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param([], id="not-a-mapping"),
+        pytest.param({"id": "demo"}, id="missing-keys"),
+        pytest.param(None, id="none"),
+    ],
+)
+def test_a_record_of_another_shape_is_ignored(cache_home: Path, tmp_path: Path,
+                                             data: object) -> None:
+    path = _write(tmp_path)
+    expected = load_pack(path)
+    _rewrite(cache_home, lambda _: data)
     assert load_pack(path) == expected
 
 
@@ -129,10 +170,12 @@ def test_an_entry_with_a_wrong_field_is_ignored(cache_home: Path, tmp_path: Path
                                                 value: object) -> None:
     path = _write(tmp_path)
     expected = load_pack(path)
-    (entry,) = _entries(cache_home)
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    data["rules"][0][field] = value
-    entry.write_text(json.dumps(data), encoding="utf-8")
+
+    def change(data: dict[str, Any]) -> dict[str, Any]:
+        data["rules"][0][field] = value
+        return data
+
+    _rewrite(cache_home, change)
     reloaded = load_pack(path)
     assert reloaded == expected
     assert reloaded.rules[0].regex_flags == expected.rules[0].regex_flags
@@ -142,10 +185,12 @@ def test_a_good_entry_is_what_the_loader_uses(cache_home: Path, tmp_path: Path) 
     """Proof that a hit skips parsing: a (well-formed) entry's message is what loads."""
     path = _write(tmp_path)
     load_pack(path)
-    (entry,) = _entries(cache_home)
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    data["rules"][0]["message"] = "From the cache."
-    entry.write_text(json.dumps(data), encoding="utf-8")
+
+    def change(data: dict[str, Any]) -> dict[str, Any]:
+        data["rules"][0]["message"] = "From the cache."
+        return data
+
+    _rewrite(cache_home, change)
     assert load_pack(path).rules[0].message == "From the cache."
 
 
@@ -191,9 +236,9 @@ def test_no_cache_setting_reads_and_writes_nothing(cache_home: Path, tmp_path: P
 
 
 def test_a_write_leaves_no_temporary_file(cache_home: Path) -> None:
-    cache.store("demo.json", {"a": 1})
-    assert [p.name for p in cache_home.iterdir()] == ["demo.json"]
-    assert cache.load("demo.json") == {"a": 1}
+    cache.store("demo.bin", {"a": 1})
+    assert [p.name for p in cache_home.iterdir()] == ["demo.bin"]
+    assert cache.load("demo.bin") == {"a": 1}
 
 
 def test_the_key_follows_the_text_and_the_trust() -> None:

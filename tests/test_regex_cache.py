@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import regex
+import regex._main as regex_main
 
-from soulscan.engine import regex_cache
+from soulscan.engine import cache, regex_cache
 from soulscan.engine.rulepack import builtin_packs
 
 
@@ -17,11 +23,15 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "cache"
     monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(home))
     monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
+    monkeypatch.setattr(regex_cache, "_written", [0])  # a fresh process's write budget
+    installed = vars(regex_main)["_compile"]
+    if getattr(installed, "soulscan_cached", False):  # a CLI test ran main() in this process
+        monkeypatch.setattr(regex_main, "_compile", installed.original)
     return home
 
 
 def _entries(home: Path) -> list[Path]:
-    return sorted((home / "regex").glob("*.json"))
+    return sorted((home / "regex").glob("*.bin"))
 
 
 def _same_pattern(cached: regex.Pattern[str], fresh: regex.Pattern[str], texts: list[str]) -> None:
@@ -87,30 +97,41 @@ def test_a_bad_pattern_still_raises(cache_home: Path) -> None:
     assert _entries(cache_home) == []
 
 
-def _tamper(home: Path, change: object) -> None:
+def _flip_a_code_bit(home: Path) -> None:
     (entry,) = _entries(home)
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    entry.write_text(json.dumps(change(data) if callable(change) else change), encoding="utf-8")
+    record = bytearray(entry.read_bytes())
+    record[len(record) // 2] ^= 1  # inside the body: the digest no longer matches
+    entry.write_bytes(bytes(record))
 
 
-def _code_changed(data: dict[str, list[object]]) -> dict[str, list[object]]:
-    data["arguments"][1] = [0]  # a different program, its digest left as it was
-    return data
+def _reseal(change: Callable[[Any], Any]) -> Callable[[Path], None]:
+    """A properly sealed record of another shape."""
+
+    def rewrite(home: Path) -> None:
+        (entry,) = _entries(home)
+        name = f"regex/{entry.name}"
+        cache.store(name, change(cache.load(name)))
+
+    return rewrite
 
 
 @pytest.mark.parametrize(
-    "change",
+    "damage",
     [
-        pytest.param("torn", id="not-json-object"),
-        pytest.param({"digest": "x", "arguments": []}, id="wrong-digest"),
-        pytest.param(_code_changed, id="code-changed-under-its-digest"),
-        pytest.param([], id="a-list"),
+        pytest.param(lambda home: _entries(home)[0].write_bytes(b"torn"), id="torn"),
+        pytest.param(_flip_a_code_bit, id="flipped-bit"),
+        pytest.param(_reseal(lambda entry: "text"), id="not-a-tuple"),
+        pytest.param(_reseal(lambda entry: entry[:-1]), id="short-tuple"),
+        pytest.param(_reseal(lambda entry: (entry[0], "code", *entry[2:])), id="code-not-a-list"),
+        pytest.param(_reseal(lambda entry: (entry[0], [*entry[1], "x"], *entry[2:])),
+                     id="code-not-ints"),
     ],
 )
-def test_a_damaged_entry_falls_back_to_the_parser(cache_home: Path, change: object) -> None:
+def test_a_damaged_entry_falls_back_to_the_parser(cache_home: Path,
+                                                  damage: Callable[[Path], None]) -> None:
     source = r"\bignore\s+(all|previous)\b"
     _from_disk(source, regex.I)
-    _tamper(cache_home, change)
+    damage(cache_home)
     _same_pattern(_from_disk(source, regex.I), _fresh(source, regex.I),
                   ["ignore all rules", "IGNORE previous", "ignored"])
 
@@ -130,3 +151,44 @@ def test_the_c_compiler_is_restored_after_a_parse(cache_home: Path) -> None:
     with pytest.raises(regex.error):
         _from_disk("(", 0)
     assert regex_cache.C_MODULE.compile is real
+
+
+_INSTALLED_PROBE = """
+import json, sys
+import regex
+from soulscan.engine import regex_cache
+regex_cache.install()
+regex_cache.install()  # twice is once
+source, texts = sys.argv[1], sys.argv[2:]
+pattern = regex.compile(source, regex.I)
+print(json.dumps({
+    "spans": [[m.span() for m in pattern.finditer(t)] for t in texts],
+    "module_function": [m.span() for m in regex.finditer(source, texts[0], flags=regex.I)],
+    "bytes": bool(regex.search(rb"ab+", b"xabbb")),
+    "named_list": bool(regex.search(r"\\L<words>", "say hello", words=["hello"])),
+}))
+"""
+
+
+def test_an_installed_parser_serves_every_compile_from_the_cache(cache_home: Path) -> None:
+    source = r"(?:ignore|disregard)\s+(?P<what>all|previous)\s+instructions"
+    texts = ["Please IGNORE all instructions now", "disregard previous  instructions", "none"]
+    env = {**os.environ, "SOULSCAN_CACHE_DIR": str(cache_home)}
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _INSTALLED_PROBE, source, *texts],
+                                      check=True, capture_output=True, text=True, env=env,
+                                      timeout=120).stdout) for _ in range(2)]
+    fresh = _fresh(source, regex.I)
+    expected = [[list(m.span()) for m in fresh.finditer(t)] for t in texts]
+    for run in runs:
+        assert run["spans"] == expected
+        assert run["module_function"] == expected[0]
+        assert run["bytes"] and run["named_list"]
+    assert len(_entries(cache_home)) == 1  # the str pattern; bytes and named lists are not kept
+
+
+def test_one_process_writes_a_bounded_number_of_entries(cache_home: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(regex_cache, "MAX_NEW_ENTRIES", 2)
+    for word in ("alpha", "beta", "gamma", "delta"):
+        assert _from_disk(word, 0).search(f"an {word} here")
+    assert len(_entries(cache_home)) == 2

@@ -1,4 +1,4 @@
-"""A validated rule pack as JSON, so start-up skips YAML parsing and validation.
+"""A validated rule pack as plain data, so start-up skips YAML parsing and validation.
 
 ``soulscan.engine.rulepack.load_pack`` stores every pack it validated under a name
 derived from the pack's bytes and the code that derives it (``cache_name``), so an
@@ -17,8 +17,8 @@ from soulscan.engine import cache
 from soulscan.engine.rulepack import Examples, Rule, RulePack
 from soulscan.models import Confidence, Severity
 
-# Bump when the JSON shape below changes (the code digest would catch it too).
-FORMAT = 2
+# Bump when the shape below changes (the code digest would catch it too).
+FORMAT = 3
 # Everything that decides what a pack compiles to: the loader, the python-re
 # translation, the anchor extraction, this module and the value types.
 _CODE_FILES = ("rulepack.py", "pyre.py", "anchors.py", "pack_cache.py", "../models.py")
@@ -27,7 +27,7 @@ T = TypeVar("T")
 
 
 class _Malformed(ValueError):
-    """A cached entry that does not have the shape ``to_json`` writes."""
+    """A cached entry that does not have the shape ``to_data`` writes."""
 
 
 @functools.cache
@@ -40,41 +40,41 @@ def cache_name(pack_text: str, *, trusted: bool) -> str:
     """The cache file of a pack with this text, loaded as built-in or not."""
     key = cache.environment_key(f"format {FORMAT}", f"trusted {trusted}", _code_digest(),
                                 pack_text)
-    return f"rulepack-{key}.json"
+    return f"rulepack-{key}.bin"
 
 
-def to_json(pack: RulePack) -> dict[str, Any]:
+def to_data(pack: RulePack) -> dict[str, Any]:
     return {
         "id": pack.id, "name": pack.name, "dialect": pack.dialect, "runtime": pack.runtime,
         "origin": pack.origin, "scopes": list(pack.scopes), "scan_window": pack.scan_window,
         "invisible_chars": sorted(pack.invisible_chars), "description": pack.description,
-        "source": pack.source, "rules": [_rule_to_json(rule) for rule in pack.rules],
+        "source": pack.source, "rules": [_rule_to_data(rule) for rule in pack.rules],
     }
 
 
-def _rule_to_json(rule: Rule) -> dict[str, Any]:
+def _rule_to_data(rule: Rule) -> dict[str, Any]:
     return {
         "id": rule.id, "name": rule.name, "scope": rule.scope, "severity": rule.severity.name,
         "confidence": rule.confidence.name, "message": rule.message, "pattern": rule.pattern,
         "docs": dict(rule.docs), "match": list(rule.examples.match),
         "no_match": list(rule.examples.no_match), "tags": list(rule.tags), "view": rule.view,
         "kinds": sorted(rule.kinds), "origin": rule.origin, "regex_source": rule.regex_source,
-        "regex_flags": rule.regex_flags, "exact_source": rule.exact_source,
+        "regex_flags": int(rule.regex_flags), "exact_source": rule.exact_source,
         "exact_guard": rule.exact_guard,
         "anchors": None if rule.anchors is None else [list(group) for group in rule.anchors],
         "anchors_folded": rule.anchors_folded,
     }
 
 
-def from_json(data: Any, path: Path, *, trusted: bool) -> RulePack | None:
-    """The pack ``to_json`` wrote, or None when ``data`` is not such a pack."""
+def from_data(data: Any, path: Path, *, trusted: bool) -> RulePack | None:
+    """The pack ``to_data`` wrote, or None when ``data`` is not such a pack."""
     try:
-        return _pack_from_json(data, path, trusted)
+        return _pack_from_data(data, path, trusted)
     except (_Malformed, KeyError, TypeError):
         return None
 
 
-def _pack_from_json(data: Any, path: Path, trusted: bool) -> RulePack:
+def _pack_from_data(data: Any, path: Path, trusted: bool) -> RulePack:
     entry = _typed(data, dict)
     pack_id = _typed(entry["id"], str)
     window = entry["scan_window"]
@@ -82,7 +82,7 @@ def _pack_from_json(data: Any, path: Path, trusted: bool) -> RulePack:
         id=pack_id, name=_typed(entry["name"], str), path=path,
         dialect=_typed(entry["dialect"], str), runtime=_optional(entry["runtime"], str),
         origin=_typed(entry["origin"], str), scopes=_strings(entry["scopes"]),
-        rules=tuple(_rule_from_json(rule, pack_id, trusted)
+        rules=tuple(_rule_from_data(rule, pack_id, trusted)
                     for rule in _typed(entry["rules"], list)),
         scan_window=None if window is None else _typed(window, int),
         invisible_chars=frozenset(_strings(entry["invisible_chars"])),
@@ -90,7 +90,7 @@ def _pack_from_json(data: Any, path: Path, trusted: bool) -> RulePack:
     )
 
 
-def _rule_from_json(data: Any, pack_id: str, trusted: bool) -> Rule:
+def _rule_from_data(data: Any, pack_id: str, trusted: bool) -> Rule:
     entry = _typed(data, dict)
     docs = _typed(entry["docs"], dict)
     anchors = entry["anchors"]

@@ -6,15 +6,13 @@ output — the arguments it hands to the C-level ``_regex.compile`` — depends 
 pattern, its flags, the ``regex`` version and the interpreter, so it is stored under a
 key of all four and handed straight to the C compiler next time.
 
-It is an optimisation only: a missing, torn or foreign entry, a pattern that uses named
-lists, or a ``regex`` release whose internals differ all fall back to ``regex.compile``.
-Each entry carries a digest of its own body, and is written atomically.
+It is an optimisation only: a missing or damaged entry (``soulscan.engine.cache`` checks
+each record's digest), a pattern that uses named lists, or a ``regex`` release whose
+internals differ all fall back to ``regex.compile``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -23,33 +21,88 @@ import regex._main as regex_main
 
 from soulscan.engine import cache
 
-FORMAT = 1
+FORMAT = 2
 _SUBDIRECTORY = "regex"
 # The C half of ``regex``: ``regex._main`` calls ``_regex.compile`` with the parse.
 C_MODULE: Any = vars(regex_main)["_regex"]
 
 
+# regex's parser entry point, ``regex._main._compile``, as ``install`` expects it.
+_PARSER_ARGUMENTS = ("pattern", "flags", "ignore_unused", "kwargs", "cache_it")
+_UNCACHEABLE_FLAGS = regex.DEBUG | regex.LOCALE
+# New entries one process writes at most: patterns built per text (a rule's live
+# branches) must not turn a big scan into a stream of cache writes.
+MAX_NEW_ENTRIES = 1024
+_written = [0]
+
+
 def compile_cached(source: str, flags: int = 0) -> regex.Pattern[str]:
     """``regex.compile(source, flags)``, read from the on-disk cache when it is there."""
+    if _installed():
+        return regex.compile(source, flags)  # the installed parser reads the cache
+    return _through_cache(source, flags, lambda: regex.compile(source, flags))
+
+
+def install() -> None:
+    """Serve every ``regex`` compile of this process through the disk cache.
+
+    The CLI calls this first thing, so the module-level patterns of the analysers are
+    parsed once per machine like the rules, not once per run. What the cache cannot hold
+    (bytes, named lists, DEBUG or LOCALE, ``cache_pattern=False``) goes to regex as before;
+    a ``regex`` whose parser entry point looks different is left alone.
+    """
+    parse = vars(regex_main)["_compile"]
+    if _installed() or parse.__code__.co_varnames[:5] != _PARSER_ARGUMENTS:
+        return
+    memory: dict[tuple[str, int, int], regex.Pattern[str]] = {}
+
+    def cached_parse(pattern: Any, flags: Any, ignore_unused: Any, kwargs: Any,
+                     cache_it: Any) -> Any:
+        def original() -> Any:
+            return parse(pattern, flags, ignore_unused, kwargs, cache_it)
+
+        if (not isinstance(pattern, str) or kwargs or not cache_it
+                or flags & _UNCACHEABLE_FLAGS):
+            return original()
+        key = (pattern, int(flags), int(regex.DEFAULT_VERSION))
+        found = memory.get(key)
+        if found is None:
+            found = memory[key] = _through_cache(pattern, int(flags), original)
+        return found
+
+    cached_parse.soulscan_cached = True  # type: ignore[attr-defined]
+    cached_parse.original = parse  # type: ignore[attr-defined]
+    regex_main._compile = cached_parse  # type: ignore[attr-defined]
+
+
+def _installed() -> bool:
+    return getattr(vars(regex_main)["_compile"], "soulscan_cached", False) is True
+
+
+def _through_cache(source: str, flags: int,
+                   parse: Callable[[], regex.Pattern[str]]) -> regex.Pattern[str]:
     name = _entry_name(source, flags)
     pattern = _from_entry(cache.load(name), source, flags)
     if pattern is not None:
         return pattern
-    pattern, arguments = _compile_capturing(source, flags)
-    if arguments is not None:
-        cache.store(name, _entry(arguments))
+    pattern, arguments = _parse_capturing(parse, source)
+    if arguments is not None and _written[0] < MAX_NEW_ENTRIES:
+        _written[0] += 1
+        cache.store(name, arguments)
     return pattern
 
 
 def _entry_name(source: str, flags: int) -> str:
-    key = cache.environment_key(f"regex-cache {FORMAT}", str(regex_main.DEFAULT_VERSION),
+    key = cache.environment_key(f"regex-cache {FORMAT}", str(int(regex.DEFAULT_VERSION)),
                                 str(int(flags)), source)
-    return f"{_SUBDIRECTORY}/{key}.json"
+    return f"{_SUBDIRECTORY}/{key}.bin"
 
 
-def _compile_capturing(source: str, flags: int) -> tuple[regex.Pattern[str], list[Any] | None]:
+def _parse_capturing(parse: Callable[[], regex.Pattern[str]],
+                     source: str) -> tuple[regex.Pattern[str], tuple[Any, ...] | None]:
     """The compiled pattern and the C compiler's arguments (None when they were not seen:
-    the pattern was in ``regex``'s own in-memory cache already)."""
+    the pattern was in ``regex``'s own in-memory cache already). Single-threaded: the C
+    compiler is swapped for a recording one while ``parse`` runs."""
     real: Callable[..., regex.Pattern[str]] = C_MODULE.compile
     seen: list[tuple[Any, ...]] = []
 
@@ -59,7 +112,7 @@ def _compile_capturing(source: str, flags: int) -> tuple[regex.Pattern[str], lis
 
     C_MODULE.compile = spy
     try:
-        pattern = regex.compile(source, flags)
+        pattern = parse()
     finally:
         C_MODULE.compile = real
     if len(seen) != 1:
@@ -67,8 +120,8 @@ def _compile_capturing(source: str, flags: int) -> tuple[regex.Pattern[str], lis
     return pattern, _portable(seen[0], source)
 
 
-def _portable(arguments: tuple[Any, ...], source: str) -> list[Any] | None:
-    """The arguments as JSON values, or None when they have a shape this does not know."""
+def _portable(arguments: tuple[Any, ...], source: str) -> tuple[Any, ...] | None:
+    """The arguments as plain data, or None when they have a shape this does not know."""
     if len(arguments) != 11:
         return None
     (pattern, flags, code, group_index, index_group, named_lists, named_list_indexes,
@@ -77,33 +130,20 @@ def _portable(arguments: tuple[Any, ...], source: str) -> list[Any] | None:
             or not all(isinstance(op, int) for op in code)
             or not isinstance(req_chars, tuple | type(None))):
         return None
-    return [int(flags), list(code), dict(group_index),
-            [[int(k), v] for k, v in index_group.items()], int(req_offset),
-            None if req_chars is None else list(req_chars), int(req_flags), int(group_count)]
-
-
-def _entry(arguments: list[Any]) -> dict[str, Any]:
-    return {"digest": _digest(arguments), "arguments": arguments}
-
-
-def _digest(arguments: list[Any]) -> str:
-    body = json.dumps(arguments, separators=(",", ":"))
-    return hashlib.sha256(body.encode()).hexdigest()[:32]
+    return (int(flags), list(code), dict(group_index), dict(index_group), int(req_offset),
+            req_chars, int(req_flags), int(group_count))
 
 
 def _from_entry(entry: Any, source: str, flags: int) -> regex.Pattern[str] | None:
     try:
-        if entry["digest"] != _digest(entry["arguments"]):
-            return None
         (stored_flags, code, group_index, index_group, req_offset, req_chars, req_flags,
-         group_count) = entry["arguments"]
-        if not all(isinstance(op, int) for op in code):
+         group_count) = entry
+        if type(code) is not list or type(group_index) is not dict:
             return None
         pattern: regex.Pattern[str] = C_MODULE.compile(
-            source, regex.RegexFlag(stored_flags), code, dict(group_index),
-            {int(k): v for k, v in index_group}, {}, [], req_offset,
-            None if req_chars is None else tuple(req_chars), req_flags, group_count,
+            source, regex.RegexFlag(stored_flags), code, group_index, index_group, {}, [],
+            req_offset, req_chars, req_flags, group_count,
         )
         return pattern
-    except (KeyError, TypeError, ValueError, RuntimeError, OverflowError):
+    except (TypeError, ValueError, RuntimeError, OverflowError):
         return None
