@@ -26,7 +26,7 @@ from pathlib import Path
 
 from soulscan.engine.matcher import rule_finditer
 from soulscan.engine.rulepack import Rule
-from soulscan.hardened.analyze import analyze
+from soulscan.hardened.analyze import HardenedMatch, analyze
 from soulscan.hardened.secrets import redact
 from soulscan.hardened.skill_bundle import (
     FlaggedFile,
@@ -125,8 +125,8 @@ def _guard_finding(finding: GuardFinding, text: str, index: LineIndex, display: 
 
 
 def _hardened(text: str, index: LineIndex, display: str, runtime: list[Finding],
-              kind: str) -> Iterator[Finding]:
-    for match in analyze(text, kind=kind):
+              matches: list[HardenedMatch]) -> Iterator[Finding]:
+    for match in matches:
         span = Span(match.start, match.end)
         if match.decoded is None and any(
                 r.span.start <= span.start and span.end <= r.span.end for r in runtime):
@@ -148,21 +148,24 @@ def _sort_key(finding: Finding) -> tuple[int, int, bool, str]:
 
 
 def _file_result(path: Path, rel: str, display: str, findings: list[GuardFinding],
-                 profile: str, rules: dict[str, Rule]) -> FileResult:
+                 profile: str, rules: dict[str, Rule]) -> tuple[FileResult, FlaggedFile]:
+    """The file's result, and the ids that flag it for SS010: every medium-or-worse hardened
+    match, also those not shown because a guard finding covers the same text."""
     text = read_scannable_text(path)
     if text is None:
         reason = "not read by the skills guard (suffix not scanned, or not UTF-8)"
-        return FileResult(display, SKILL_KIND, RuntimeSummary("skip", detail=reason))
+        return FileResult(display, SKILL_KIND, RuntimeSummary("skip", detail=reason)), FlaggedFile(rel, ())
     index = LineIndex.of(text)
     runtime = [_guard_finding(f, text, index, display, rules) for f in findings]
-    hardened = (list(_hardened(text, index, display, runtime, file_kind(rel)))
-                if profile != "runtime" else [])
+    matches = analyze(text, kind=file_kind(rel)) if profile != "runtime" else []
+    hardened = list(_hardened(text, index, display, runtime, matches))
     shown = (runtime if profile != "hardened" else []) + hardened
     shown.sort(key=_sort_key)
     ids = tuple(dict.fromkeys(f.pattern_id for f in findings))
     summary = RuntimeSummary("load", ids, len(text), len(text),
                              detail="read by the skills guard line by line")
-    return FileResult(display, SKILL_KIND, summary, tuple(shown))
+    flagged = FlaggedFile(rel, flagging_ids((m.rule.id, m.rule.severity) for m in matches))
+    return FileResult(display, SKILL_KIND, summary, tuple(shown)), flagged
 
 
 def _bundle_finding(text: str, index: LineIndex, display: str, flagged: FlaggedFile) -> Finding:
@@ -182,15 +185,12 @@ def _bundle_finding(text: str, index: LineIndex, display: str, flagged: FlaggedF
     )
 
 
-def _with_bundle(files: list[tuple[str, Path, FileResult]]) -> list[FileResult]:
+def _with_bundle(files: list[tuple[Path, FileResult, FlaggedFile]]) -> list[FileResult]:
     """SS010 on the skill's SKILL.md for every other file with a medium-or-worse hardened finding."""
-    flagged = [
-        FlaggedFile(rel, ids) for rel, _, result in files if rel != SKILL_FILE
-        if (ids := flagging_ids((f.rule_id, f.severity) for f in result.findings
-                                if f.origin == ORIGIN_HARDENED))
-    ]
+    flagged = [f for _, _, f in files if f.rule_ids and f.path != SKILL_FILE]
     results = []
-    for rel, entry, result in files:
+    for entry, result, own in files:
+        rel = own.path
         text = read_scannable_text(entry) if rel == SKILL_FILE and flagged else None
         if text is not None:
             index = LineIndex.of(text)
@@ -278,7 +278,7 @@ def skill_report(path: Path, *, profile: str = "all", display: str | None = None
     except SkillScanAborted as exc:
         return ScanReport((), (ScanError(shown, f"the runtime's skills guard crashes here: {exc}"),))
     rules = _facts_by_id()
-    files: list[tuple[str, Path, FileResult]] = []
+    files: list[tuple[Path, FileResult, FlaggedFile]] = []
     errors: list[ScanError] = []
     for entry, rel in _guard_files(path):
         display_file = shown if path.is_file() else f"{shown}/{rel}"
@@ -288,8 +288,8 @@ def skill_report(path: Path, *, profile: str = "all", display: str | None = None
                 "guard verdict above may miss what it holds")))
             continue
         own = [f for f in scan.findings if f.file == rel and f.line > 0]
-        files.append((rel, entry, _file_result(entry, rel, display_file, own, profile, rules)))
-    results = _with_bundle(files) if path.is_dir() else [result for _, _, result in files]
+        files.append((entry, *_file_result(entry, rel, display_file, own, profile, rules)))
+    results = _with_bundle(files) if path.is_dir() else [result for _, result, _ in files]
     return ScanReport((_skill_result(path, shown, scan, profile), *results), tuple(errors))
 
 

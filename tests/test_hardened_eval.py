@@ -98,10 +98,9 @@ def test_shared_corpora_targets(capsys: pytest.CaptureFixture[str]) -> None:
     if not SHARED.is_dir():
         pytest.skip(f"shared corpora not found at {SHARED}")
     assert main(["eval", *map(str, sorted(SHARED.glob("*/items.jsonl"))), "--format", "json"]) == 0
-    rows = {
-        (r["corpus"], r["category"]): r["hardened_rate"]
-        for r in json.loads(capsys.readouterr().out)["rows"]
-    }
+    data = json.loads(capsys.readouterr().out)["rows"]
+    recall = {(r["corpus"], r["category"]): r["hardened_rate"] for r in data if r["label"] == "injection"}
+    fp_rate = {(r["corpus"], r["category"]): r["hardened_rate"] for r in data if r["label"] == "benign"}
     targets = {
         ("garak_probes", "instruction_override"): 0.97,
         ("garak_probes", "prompt_extraction"): 0.90,
@@ -113,11 +112,14 @@ def test_shared_corpora_targets(capsys: pytest.CaptureFixture[str]) -> None:
         ("garak_probes", "exfil_markdown"): 0.90,
         ("garak_probes", "encoded_payload"): 0.60,
         ("trojan_source", "*"): 1.0,
+        # the Cisco attack files; SKILL.md items count through their skill's files (SS010)
+        ("context_file_attacks", "*"): 0.90,
     }
-    assert {k: rows[k] for k in targets if rows[k] < targets[k]} == {}
+    assert {k: recall[k] for k in targets if recall[k] < targets[k]} == {}
     ceilings = {
         ("awesome_cursorrules", "*"): 0.003,
         ("soul_md_collection", "*"): 0.005,
         ("agent_skills_md", "*"): 0.02,
     }
-    assert {k: rows[k] for k in ceilings if rows[k] > ceilings[k]} == {}
+    assert {k: fp_rate[k] for k in ceilings if fp_rate[k] > ceilings[k]} == {}
+    assert fp_rate[("context_file_attacks", "*")] == 0.0
