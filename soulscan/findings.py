@@ -87,6 +87,8 @@ def document_findings(
     zero-width spaces would otherwise make a report of a million findings.
     """
     assert document.text is not None
+    if profile == "runtime" and all(_runtime_cleared(region) for region in document.regions):
+        return ()  # the common case: nothing to locate, nothing else to run
     context = _FileContext(document.text, display)
     runtime: list[Finding] = []
     hardened: list[Finding] = []
@@ -237,8 +239,8 @@ def _finding(
         "sha256": hashlib.sha256(
             context.text[span.start : span.end].encode("utf-8", "surrogatepass")
         ).hexdigest(),
-        "runtime_scanned": str(scanned).lower(),
-        "reaches_model": str(reaches_model).lower(),
+        "runtime_scanned": "true" if scanned else "false",
+        "reaches_model": "true" if reaches_model else "false",
         "excerpt_before": shown.before,
         "excerpt_match": shown.match,
         "excerpt_after": shown.after,

@@ -188,7 +188,9 @@ def context_summary(
         else:
             what = "only the section header and the marker are affected"
         return RuntimeSummary("truncate", (), len(text), loaded, kept + what)
-    skipped = judged.prepared.start - (len(text) - len(text.lstrip()))
+    # Frontmatter and BOMs sit after the leading whitespace: nothing when the text starts at 0.
+    start = judged.prepared.start
+    skipped = start and start - (len(text) - len(text.lstrip()))
     detail = f"frontmatter and leading BOMs ({skipped} chars) removed unscanned" if skipped else None
     return RuntimeSummary("load", (), len(text), loaded, detail)
 
