@@ -49,20 +49,35 @@ class GatedRule:
 
     def search(self, prepared: PreparedText) -> bool:
         """Does the rule match the prepared text (which has passed ``may_match``)?"""
-        rule = self.rule
         if self.linear is not None:
             return self.linear.search(prepared.text)
-        pattern = prepared.pattern_for(rule)
-        if self.starts is not None and (not rule.anchors_folded or prepared.fold_keeps_offsets):
-            haystack = prepared.folded if rule.anchors_folded else prepared.text
-            return search_at_starts(pattern, prepared.text, haystack, self.starts)
-        return pattern.search(prepared.text) is not None
+        pattern = prepared.pattern_for(self.rule)
+        places = self._start_places(prepared)
+        if places is None:
+            return pattern.search(prepared.text) is not None
+        match, text = pattern.match, prepared.text
+        return any(match(text, place) is not None for place in places)
 
     def finditer(self, prepared: PreparedText) -> Iterator[tuple[int, int]]:
-        """Every non-overlapping match, as ``rule_finditer`` gives them."""
+        """Every non-overlapping match, as ``rule_finditer`` gives them: the leftmost
+        match at or after the end of the previous one starts at one of the places."""
         if self.linear is not None:
             return self.linear.finditer(prepared.text)
-        return rule_finditer(self.rule, prepared)
+        places = self._start_places(prepared)
+        if places is None:
+            return rule_finditer(self.rule, prepared)
+        return _matches_at(prepared.pattern_for(self.rule), prepared.text, sorted(set(places)))
+
+    def _start_places(self, prepared: PreparedText) -> list[int] | None:
+        """Where a match can start, when that is known and there are few such places."""
+        if self.starts is None:
+            return None
+        folded = self.rule.anchors_folded
+        if folded and not prepared.fold_keeps_offsets:
+            return None
+        text = prepared.text
+        haystack = prepared.folded if folded else text
+        return start_places(haystack, self.starts, len(text), len(text) // _CHARS_PER_START + 4)
 
 
 def gated_python_re(rule: Rule) -> GatedRule:
@@ -95,11 +110,13 @@ def start_places(haystack: str, starts: tuple[str, ...], limit: int, most: int) 
     return places
 
 
-def search_at_starts(pattern: regex.Pattern[str], text: str, haystack: str,
-                     starts: tuple[str, ...]) -> bool:
-    """``pattern.search(text) is not None``, trying only the places a match can start."""
-    places = start_places(haystack, starts, len(text), len(text) // _CHARS_PER_START + 4)
-    if places is None:
-        return pattern.search(text) is not None
-    match = pattern.match
-    return any(match(text, place) is not None for place in places)
+def _matches_at(pattern: regex.Pattern[str], text: str,
+                places: list[int]) -> Iterator[tuple[int, int]]:
+    end = 0
+    for place in places:
+        if place < end:
+            continue
+        found = pattern.match(text, place)
+        if found is not None:
+            yield found.span()
+            end = found.end()

@@ -23,6 +23,10 @@ letter, and the verdict is always computed on the exact NFKC of the scan window.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
+import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,22 +40,43 @@ MAX_PIECE = 8192  # never normalise a longer run in one call
 
 @dataclass(frozen=True)
 class MappedText:
+    """A text's NFKC form and, piece by piece, where each of its characters came from.
+
+    Each piece of ``text`` from ``out_starts[k]`` either maps one to one onto the source
+    from ``src_starts[k]`` (``one_to_one[k]``), or came as a whole from the source range
+    ``src_starts[k]:src_ends[k]``. No pieces: ``text`` is the source itself (the common
+    case: most files need no normalisation).
+    """
+
     text: str
-    # Source start/end offset of each character of ``text``; None when ``text`` is
-    # the source itself (the common case: most files need no normalisation).
-    starts: tuple[int, ...] | None
-    ends: tuple[int, ...] | None
     source_length: int
+    out_starts: tuple[int, ...] = ()
+    src_starts: tuple[int, ...] = ()
+    src_ends: tuple[int, ...] = ()
+    one_to_one: tuple[bool, ...] = ()
 
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """Map a half-open range of ``text`` back to the source text."""
         if start >= len(self.text):
             return self.source_length, self.source_length
-        if self.starts is None or self.ends is None:
+        if not self.out_starts:
             return start, max(start, end)
+        first = self._source_start(start)
         if end <= start:
-            return self.starts[start], self.starts[start]
-        return self.starts[start], self.ends[end - 1]
+            return first, first
+        return first, self._source_end(end - 1)
+
+    def _source_start(self, index: int) -> int:
+        k = bisect.bisect_right(self.out_starts, index) - 1
+        if self.one_to_one[k]:
+            return self.src_starts[k] + index - self.out_starts[k]
+        return self.src_starts[k]
+
+    def _source_end(self, index: int) -> int:
+        k = bisect.bisect_right(self.out_starts, index) - 1
+        if self.one_to_one[k]:
+            return self.src_starts[k] + index - self.out_starts[k] + 1
+        return self.src_ends[k]
 
 
 def _pieces(text: str) -> Iterator[tuple[int, int]]:
@@ -68,14 +93,42 @@ def _pieces(text: str) -> Iterator[tuple[int, int]]:
         start = cut
 
 
+_ASCII = re.compile("[\x00-\x7f]")
+
+
+def _marks_of(text: str) -> str:
+    """A ``re`` set body of the characters of ``text`` with a non-zero combining class."""
+    return "".join(f"\\U{ord(ch):08x}" for ch in sorted(_distinct(text)) if unicodedata.combining(ch))
+
+
+def _distinct(text: str, passes: int = 16) -> set[str]:
+    """The characters of ``text``. ``set(text)`` makes an object per non-Latin-1 character;
+    removing one character at a time is a few C-speed passes when there are few."""
+    found: set[str] = set()
+    rest = text
+    for _ in range(passes):
+        if not rest:
+            return found
+        found.add(rest[0])
+        rest = rest.replace(rest[0], "")
+    return found | set(rest)
+
+
+@functools.lru_cache(maxsize=64)
+def _starter(marks: str) -> re.Pattern[str]:
+    """A character of combining class 0, among text whose marks are ``marks``."""
+    return re.compile(f"[^{marks}]" if marks else "(?s:.)")
+
+
+@functools.lru_cache(maxsize=64)
+def _mark_run(marks: str) -> re.Pattern[str]:
+    """Two or more marks in a row, among text whose marks are ``marks``."""
+    return re.compile(f"[{marks}]{{2,}}")
+
+
 def _next_cut(text: str, lo: int, hi: int) -> int:
-    for i in range(lo, hi):
-        if text[i].isascii():
-            return i
-    for i in range(lo, hi):
-        if unicodedata.combining(text[i]) == 0:
-            return i
-    return hi
+    found = _ASCII.search(text, lo, hi) or _starter(_marks_of(text[lo:hi])).search(text, lo, hi)
+    return found.start() if found else hi
 
 
 def nfkc(text: str) -> str:
@@ -84,8 +137,17 @@ def nfkc(text: str) -> str:
         return text
     if not _has_long_mark_run(text):
         return unicodedata.normalize("NFKC", text)
-    decomposed = "".join([unicodedata.normalize("NFKD", ch) for ch in text])
-    return unicodedata.normalize("NFC", _canonical_order(decomposed))
+    return unicodedata.normalize("NFC", _canonical_order(_decomposed(text)))
+
+
+def _decomposed(text: str) -> str:
+    """NFKD before canonical reordering: each character's own full decomposition."""
+    table = {}
+    for ch in set(text):
+        decomposition = unicodedata.normalize("NFKD", ch)
+        if decomposition != ch:
+            table[ord(ch)] = decomposition
+    return text.translate(table) if table else text
 
 
 # Only decides which of two exact paths to take, so it may be approximate: marks
@@ -98,59 +160,78 @@ def _has_long_mark_run(text: str) -> bool:
 
 
 def _canonical_order(text: str) -> str:
-    out: list[str] = []
-    run: list[str] = []
-    combining = unicodedata.combining
-    for ch in text:
-        if combining(ch):
-            run.append(ch)
-            continue
-        if run:
-            out.extend(sorted(run, key=combining))
-            run = []
-        out.append(ch)
-    out.extend(sorted(run, key=combining))
-    return "".join(out)
+    """Each run of marks stably sorted by combining class, as the standard orders them."""
+    marks = _marks_of(text)
+    return _mark_run(marks).sub(_sorted_run, text) if marks else text
+
+
+def _sorted_run(found: re.Match[str]) -> str:
+    run = found.group()
+    present = _distinct(run)
+    by_class: dict[int, list[str]] = {}
+    for ch in present:
+        by_class.setdefault(unicodedata.combining(ch), []).append(ch)
+    if len(by_class) == 1:
+        return run
+    # A stable sort: for each class in order, the run with every other class removed.
+    return "".join(_only(run, set(chars), present) for _, chars in sorted(by_class.items()))
+
+
+def _only(run: str, keep: set[str], present: set[str]) -> str:
+    others = present - keep
+    if len(others) > 16:
+        return run.translate({ord(ch): None for ch in others})
+    for ch in others:  # a C-speed pass each: faster than translate for a few characters
+        run = run.replace(ch, "")
+    return run
 
 
 def _groups(text: str) -> list[tuple[int, int]]:
-    bounds: list[tuple[int, int]] = []
-    start = 0
-    for i in range(1, len(text)):
-        if unicodedata.combining(text[i]) == 0:
-            bounds.append((start, i))
-            start = i
-    if text:
-        bounds.append((start, len(text)))
-    return bounds
+    """Each starter with the non-starters after it (a leading run of non-starters alone)."""
+    cuts = [0, *(found.start() for found in _starter(_marks_of(text)).finditer(text, 1)), len(text)]
+    return [(a, b) for a, b in itertools.pairwise(cuts) if a < b]
 
 
 def nfkc_mapped(text: str) -> MappedText:
-    if text.isascii():  # NFKC leaves ASCII alone: nothing to map
-        return MappedText(text, None, None, len(text))
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return MappedText(text, len(text))  # nothing changes: nothing to map
     out: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
+    out_starts: list[int] = []
+    src_starts: list[int] = []
+    src_ends: list[int] = []
+    one_to_one: list[bool] = []
+    length = 0
+
+    def record(piece: str, start: int, end: int, whole: bool) -> None:
+        nonlocal length
+        out.append(piece)
+        out_starts.append(length)
+        src_starts.append(start)
+        src_ends.append(end)
+        one_to_one.append(not whole)
+        length += len(piece)
+
     for a, b in _pieces(text):
         piece = text[a:b]
         normal = nfkc(piece)
         if normal == piece:
-            out.append(piece)
-            starts.extend(range(a, b))
-            ends.extend(range(a + 1, b + 1))
+            record(piece, a, b, whole=False)
             continue
         for ga, gb, group in _map_piece(piece, normal):
-            out.append(group)
-            starts.extend([a + ga] * len(group))
-            ends.extend([a + gb] * len(group))
+            if group:
+                record(group, a + ga, a + gb, whole=True)
     normalised = "".join(out)
     if normalised == text:
-        return MappedText(text, None, None, len(text))
-    return MappedText(normalised, tuple(starts), tuple(ends), len(text))
+        return MappedText(text, len(text))
+    return MappedText(normalised, len(text), tuple(out_starts), tuple(src_starts),
+                      tuple(src_ends), tuple(one_to_one))
 
 
 def _map_piece(piece: str, whole: str) -> list[tuple[int, int, str]]:
-    groups = [(a, b, nfkc(piece[a:b])) for a, b in _groups(piece)]
+    bounds = _groups(piece)
+    if len(bounds) == 1:
+        return [(0, len(piece), whole)]
+    groups = [(a, b, nfkc(piece[a:b])) for a, b in bounds]
     if "".join(g for _, _, g in groups) == whole:
         return groups
     return _merge_until_equal(piece, groups, whole)

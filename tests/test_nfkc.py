@@ -1,0 +1,86 @@
+"""The linear NFKC and its offset map."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.hermes.nfkc import nfkc, nfkc_mapped
+
+# Letters, marks of several classes, compatibility characters, Hangul jamo, invisibles.
+ALPHABET = st.sampled_from(
+    list("aeiouKIi ſ\n>-") + ["\u0301", "\u0316", "\u0334", "\u0308", "\u0323", "\u0307",
+                               "\u0130", "\uff41", "\uff49", "\u2460", "\ufb01", "\u1100",
+                               "\u1161", "\u11a8", "\uac00", "\u200d", "\U0001f468", "\u00e9",
+                               "\u0f73", "\u3000", "\u2126"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ALPHABET, max_size=60).map("".join))
+def test_nfkc_is_exact(text: str) -> None:
+    assert nfkc(text) == unicodedata.normalize("NFKC", text)
+
+
+FIVE_MARKS = "\u0301\u0316\u0334\u0308\u0323"
+MANY_MARKS = "".join(map(chr, range(0x300, 0x340)))  # 64 marks of many classes
+
+
+@pytest.mark.parametrize("marks", [31, 32, 33, 2_000])
+@pytest.mark.parametrize("kinds", [FIVE_MARKS, MANY_MARKS], ids=["five-marks", "many-marks"])
+def test_nfkc_is_exact_on_long_runs_of_mixed_marks(marks: int, kinds: str) -> None:
+    run = (kinds * marks)[:marks]
+    for text in (f"a{run}", f"x{run}b{run}", f"\u00e9{run}\uff41"):
+        assert nfkc(text) == unicodedata.normalize("NFKC", text)
+
+
+def _check_map(text: str) -> None:
+    mapped = nfkc_mapped(text)
+    assert mapped.text == unicodedata.normalize("NFKC", text)
+    sources: dict[tuple[int, int], str] = {}
+    for index, char in enumerate(mapped.text):
+        start, end = mapped.source_span(index, index + 1)
+        assert 0 <= start < end <= len(text)
+        if (start, end) not in sources:
+            sources[start, end] = unicodedata.normalize("NFKC", text[start:end])
+        assert char in sources[start, end]
+    whole = mapped.source_span(0, len(mapped.text))
+    assert whole == ((0, len(text)) if text else (0, 0))
+    assert mapped.source_span(len(mapped.text), len(mapped.text) + 3) == (len(text), len(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ALPHABET, max_size=60).map("".join))
+def test_every_normalised_character_maps_back_to_its_source(text: str) -> None:
+    _check_map(text)
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("plain ascii", id="ascii"),
+    pytest.param("ａｂｃ ignore", id="fullwidth"),
+    pytest.param("x" * 3000 + "\uff49gnore" + "y" * 3000, id="changed-piece-among-unchanged"),
+    pytest.param("a" + "\u0301\u0316" * 2000, id="long-mark-run"),
+    pytest.param("\u2460" * 5000, id="long-changed-run"),
+])
+def test_map_on_long_texts(text: str) -> None:
+    _check_map(text)
+
+
+def test_identity_map_for_normalised_text() -> None:
+    mapped = nfkc_mapped("caf\u00e9 \U0001f468\u200d\U0001f469")
+    assert not mapped.out_starts
+    assert mapped.source_span(2, 4) == (2, 4)
+
+
+def test_a_mark_run_longer_than_a_piece_only_reorders_marks() -> None:
+    # Documented in soulscan.hermes.nfkc: such a run is cut anyway, which can change the
+    # order of marks inside it but never a letter; verdicts use the exact NFKC.
+    text = "a" + "\u0301\u0316\u0334" * 6000 + "b"
+    mapped = nfkc_mapped(text)
+    exact = unicodedata.normalize("NFKC", text)
+    assert sorted(mapped.text) == sorted(exact)
+    assert mapped.text[0] == exact[0] and mapped.text[-1] == exact[-1] == "b"
+    assert mapped.source_span(len(mapped.text) - 1, len(mapped.text)) == (len(text) - 1, len(text))
