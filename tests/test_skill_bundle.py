@@ -158,3 +158,14 @@ def test_eval_text_names_the_bundle_hits_apart(corpus: Path, capsys: pytest.Capt
 def test_eval_runtime_profile_has_no_bundle(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", str(corpus), "--profile", "runtime", "--format", "json", "--items"]) == 0
     assert not any(i["via_bundle"] for i in json.loads(capsys.readouterr().out)["items"])
+
+
+def test_hermes_audit_judges_installed_skills_as_bundles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_tree(tmp_path, {"skills/tools/proc/SKILL.md": SKILL, "skills/tools/proc/find.py": SQL_SCRIPT})
+    main(["hermes", "--hermes-home", str(tmp_path), "--profile", "hardened", "--format", "json",
+          "--fail-on", "never"])
+    files = json.loads(capsys.readouterr().out)["files"]
+    found = {(Path(f["path"]).name, f["kind"], x["rule_id"]) for f in files for x in f["findings"]}
+    assert {("SKILL.md", "skill", "SS010"), ("find.py", "skill", "SS002")} <= found
