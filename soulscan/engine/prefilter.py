@@ -9,9 +9,8 @@ Three facts, each proven for every rule by ``soulscan.engine.anchors``, make thi
 * every match of a rule with *leading* anchors starts with one of them, so trying the
   pattern at each place one occurs (``pattern.match(text, pos)``, which sees the whole
   text, lookbehinds included) finds a match exactly when a search over the whole text does;
-* folding keeps offsets on a text without ``İ`` (whose lower case is two characters) and
-  without U+0307 (which folding drops after ``i``), so a place found in the folded text is
-  the same place in the text.
+* folding keeps offsets on a text without U+0307 (which folding drops after ``i``), so a
+  place found in the folded text is the same place in the text.
 
 A text with many candidate places is searched whole instead: one ``search`` is cheaper
 than hundreds of ``match`` calls.
