@@ -20,6 +20,7 @@ View names (the `view` key of a hardened rule):
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -53,10 +54,13 @@ def identity_view(text: str) -> View:
     return View("raw", text, range(len(text)), range(1, len(text) + 1))
 
 
-Replacement = Callable[["regex.Match[str]"], str]
+Match = regex.Match[str] | re.Match[str]
+Replacement = Callable[[Match], str]
 
 
-def rewrite(view: View, name: str, pattern: regex.Pattern[str], replace: Replacement) -> View:
+def rewrite(
+    view: View, name: str, pattern: regex.Pattern[str] | re.Pattern[str], replace: Replacement
+) -> View:
     """Replace every match of `pattern`.
 
     A same-length replacement keeps the per-character mapping; otherwise every replacement
@@ -65,7 +69,7 @@ def rewrite(view: View, name: str, pattern: regex.Pattern[str], replace: Replace
     """
     resized: list[tuple[int, int, int]] = []  # (start, end, new length) of length changes
 
-    def record(match: regex.Match[str]) -> str:
+    def record(match: Match) -> str:
         new = replace(match)
         a, b = match.span()
         if len(new) != b - a:
@@ -101,6 +105,8 @@ _INVISIBLE = regex.compile(
 _NON_ASCII = regex.compile(r"[^\x00-\x7f]")
 _COMBINING_AFTER_NFKC = regex.compile(r"[\p{Mn}\p{Me}]+")
 _NON_ASCII_WORD = regex.compile(r"[\p{L}\p{N}]*[^\x00-\x7f][\p{L}\p{N}]*")
+# A word is only folded when a look-alike of an ASCII letter is in it.
+_CONFUSABLE = regex.compile("[" + "".join(regex.escape(chr(code)) for code in sorted(TO_ASCII)) + "]")
 _BLOCK_TAG = regex.compile(
     r"</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|hr|section|article|blockquote|pre|details|summary|dt|dd|dl|"
     r"caption|header|footer|nav|aside|main|figure|figcaption|label|option|img)\b[^<>\n]{0,256}>",
@@ -108,18 +114,20 @@ _BLOCK_TAG = regex.compile(
 )
 _INLINE_TAG = regex.compile(r"</?[a-z][a-z0-9-]{0,20}\b[^<>\n]{0,256}>", regex.IGNORECASE)
 _JOINERS = regex.compile(r"[*`~'\u2019\u02bc]+")
-_SEPARATORS = regex.compile(r"[^\p{L}\p{N}]+")
+# Every run of separators becomes one space; a run that already is one space is skipped, so
+# ordinary prose costs no replacement per word.
+_SEPARATORS = regex.compile(r"[^\p{L}\p{N} ][^\p{L}\p{N}]*| [^\p{L}\p{N}]+")
 
 
-def _decode_entity(match: regex.Match[str]) -> str:
+def _decode_entity(match: Match) -> str:
     return html.unescape(match.group())
 
 
-def _nfkc_char(match: regex.Match[str]) -> str:
+def _nfkc_char(match: Match) -> str:
     return unicodedata.normalize("NFKC", match.group())
 
 
-def _in_ascii_context(match: regex.Match[str]) -> bool:
+def _in_ascii_context(match: Match) -> bool:
     """Is the word surrounded mostly by ASCII letters (an English sentence)?"""
     around = (
         match.string[max(0, match.start() - 40) : match.start()]
@@ -129,7 +137,7 @@ def _in_ascii_context(match: regex.Match[str]) -> bool:
     return len(letters) >= 6 and sum(ch.isascii() for ch in letters) >= 0.8 * len(letters)
 
 
-def _fold_word(match: regex.Match[str]) -> str:
+def _fold_word(match: Match) -> str:
     """Fold a word to ASCII when every letter has an ASCII look-alike and it is a spoof.
 
     A spoof is a word that already mixes in ASCII letters, or that stands in English text;
@@ -157,25 +165,39 @@ def _lower(view: View, name: str) -> View:
 
 
 def nfkc_view(raw: View) -> View:
+    if raw.text.isascii():
+        return View("nfkc", raw.text, raw.starts, raw.ends)
     return rewrite(raw, "nfkc", _NON_ASCII, _nfkc_char)
 
 
 def skeleton_view(raw: View) -> View:
-    view = rewrite(raw, "skeleton", _ENTITY, _decode_entity)
+    # Passes that only touch `&`, non-ASCII or look-alike characters are skipped on texts
+    # without any: most prose is ASCII.
+    view = raw
+    if "&" in view.text:
+        view = rewrite(view, "skeleton", _ENTITY, _decode_entity)
     view = rewrite(view, "skeleton", _INVISIBLE, lambda m: "")
-    view = rewrite(view, "skeleton", _NON_ASCII, _nfkc_char)
-    view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, lambda m: "")
+    if not view.text.isascii():
+        view = rewrite(view, "skeleton", _NON_ASCII, _nfkc_char)
+    if not view.text.isascii():
+        view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, lambda m: "")
     view = _lower(view, "skeleton")
-    return rewrite(view, "skeleton", _NON_ASCII_WORD, _fold_word)
+    if not view.text.isascii() and _CONFUSABLE.search(view.text):
+        view = rewrite(view, "skeleton", _NON_ASCII_WORD, _fold_word)
+    return view
 
 
-_LEET_WORD = regex.compile(
+# ASCII-only patterns use `re`, which runs them about twice as fast as `regex`.
+_LEET_WORD = re.compile(
     r"(?<![a-z0-9])(?=[a-z0-9]*[a-z][a-z0-9]*[a-z])(?=[a-z0-9]*[013457][a-z0-9]*[a-z])[a-z0-9]{3,24}(?![a-z0-9])"
 )
 _LEET = str.maketrans("013457", "oieast")
+# What every leet word holds (a leet digit, then maybe more digits, then a letter): a text
+# without it is left as it is without running the slower word pattern.
+_LEET_HINT = regex.compile(r"[013457][0-9]*[a-z]")
 
 
-def _unleet(match: regex.Match[str]) -> str:
+def _unleet(match: Match) -> str:
     """`1gn0r3` -> `ignore`: a leet digit before a letter; not base64, rot13, v2 or x86 (digits last)."""
     word = match.group()
     digits = sum(ch.isdigit() for ch in word)
@@ -188,12 +210,16 @@ _EMPTY_COMMENT = regex.compile(r"<!--[\s-]{0,16}-->")
 _LINE_BREAK_HYPHEN = regex.compile(r"(?<=[^\s-])-[ \t]{0,4}\r?\n[ \t]{0,4}(?=[^\s-])")
 # Intensifiers, hedges and politeness words that change no instruction's meaning; an attacker
 # pads key phrases with them to stretch past bounded gaps (`ignore really truly all ...`).
-_FILLER = regex.compile(
-    r"(?<= )(?:(?:really|very|just|please|pls|kindly|truly|basically|honestly|simply|quickly|"
-    r"totally|absolutely|actually|literally|seriously|definitely|certainly|surely|completely|"
-    r"entirely|fully|utterly|extremely|highly|genuinely|frankly|obviously|clearly|essentially|"
-    r"practically|virtually|merely|perhaps|maybe|kinda|sorta|um|uh|umm|anyway|anyways) )+"
-)
+_FILLER_WORDS = (
+    "really", "very", "just", "please", "pls", "kindly", "truly", "basically", "honestly",
+    "simply", "quickly", "totally", "absolutely", "actually", "literally", "seriously",
+    "definitely", "certainly", "surely", "completely", "entirely", "fully", "utterly",
+    "extremely", "highly", "genuinely", "frankly", "obviously", "clearly", "essentially",
+    "practically", "virtually", "merely", "perhaps", "maybe", "kinda", "sorta", "um", "uh",
+    "umm", "anyway", "anyways",
+)  # fmt: skip
+_FILLER = re.compile(r"(?<= )(?:(?:" + "|".join(_FILLER_WORDS) + r") )+")
+_FILLER_SET = frozenset(_FILLER_WORDS)
 # `now` is filler too (`do now not tell`), except where it carries the meaning: a change of
 # state or time (`you are now`, `from now on`, `until now`, `do anything now`).
 _FILLER_NOW = regex.compile(
@@ -202,21 +228,37 @@ _FILLER_NOW = regex.compile(
 )
 
 
+def _markup(view: View) -> View:
+    """Tags and empty comments removed; only a text with a `<` can hold any."""
+    if "<" not in view.text:
+        return view
+    view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
+    return rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
+
+
+def _line_break_hyphens(view: View) -> View:
+    if "-" not in view.text or "\n" not in view.text:
+        return view
+    return rewrite(view, "words", _LINE_BREAK_HYPHEN, lambda m: "")
+
+
 def words_view(skeleton: View) -> View:
-    view = rewrite(skeleton, "words", _BLOCK_TAG, lambda m: " ")
-    view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
-    # A second pass: removing `<b></b>` from `<<b></b>/b>` leaves a tag behind.
-    view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
-    view = rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
-    view = rewrite(view, "words", _LINE_BREAK_HYPHEN, lambda m: "")
+    # Each pass runs only when the text holds what it removes: most prose needs only
+    # the separator pass.
+    view = skeleton
+    if "<" in view.text:
+        view = rewrite(view, "words", _BLOCK_TAG, lambda m: " ")
+        view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
+        # A second pass: removing `<b></b>` from `<<b></b>/b>` leaves a tag behind.
+        view = _markup(view)
+    view = _line_break_hyphens(view)
     view = rewrite(view, "words", _JOINERS, lambda m: "")
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
-    view = rewrite(view, "words", _LINE_BREAK_HYPHEN, lambda m: "")
-    view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
-    view = rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
+    view = _markup(_line_break_hyphens(view))
     view = rewrite(view, "words", _SEPARATORS, lambda m: " ")
-    view = rewrite(view, "words", _LEET_WORD, _unleet)
+    if _LEET_HINT.search(view.text):
+        view = rewrite(view, "words", _LEET_WORD, _unleet)
     if not view.text:
         return View("words", " ", (0,), (0,))
     text, starts, ends = view.text, view.starts, view.ends
@@ -224,8 +266,12 @@ def words_view(skeleton: View) -> View:
         text, starts, ends = " " + text, (starts[0], *starts), (starts[0], *ends)
     if not text.endswith(" "):
         text, starts, ends = text + " ", (*starts, ends[-1]), (*ends, ends[-1])
-    view = rewrite(View("words", text, starts, ends), "words", _FILLER, lambda m: "")
-    return rewrite(view, "words", _FILLER_NOW, lambda m: "")
+    view = View("words", text, starts, ends)
+    if not _FILLER_SET.isdisjoint(text.split(" ")):
+        view = rewrite(view, "words", _FILLER, lambda m: "")
+    if " now " in view.text:
+        view = rewrite(view, "words", _FILLER_NOW, lambda m: "")
+    return view
 
 
 class Views:

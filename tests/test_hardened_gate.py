@@ -1,0 +1,123 @@
+"""The view gate (soulscan.hardened.gate) runs fewer rules and branches, never fewer matches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.engine.anchors import NON_ASCII
+from soulscan.engine.matcher import PreparedText, rule_finditer
+from soulscan.hardened import gate
+from soulscan.hardened.analyze import _spans, hardened_rules, view_gate
+from soulscan.hardened.views import VIEW_NAMES, Views
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+KINDS = ("agents", "memory", "payload", "config")
+
+
+@pytest.mark.parametrize(
+    ("source", "branches"),
+    [
+        pytest.param("a|b", ["a", "b"], id="plain"),
+        pytest.param("(?:a|b)c|d", ["(?:a|b)c", "d"], id="bar-in-group"),
+        pytest.param("[|]x|y", ["[|]x", "y"], id="bar-in-set"),
+        pytest.param("[]|]x|y", ["[]|]x", "y"], id="leading-bracket-in-set"),
+        pytest.param("[^]|]x|y", ["[^]|]x", "y"], id="negated-leading-bracket"),
+        pytest.param(r"[\]|]x|y", [r"[\]|]x", "y"], id="escaped-bracket-in-set"),
+        pytest.param(r"\|x|y", [r"\|x", "y"], id="escaped-bar"),
+        pytest.param("[[:alpha:]|]x|y", ["[[:alpha:]|]x", "y"], id="posix-class"),
+        pytest.param("abc", ["abc"], id="single"),
+        pytest.param(r"(a)\1|b", None, id="back-reference"),
+        pytest.param("(?P<n>a)(?P=n)|b", None, id="named-back-reference"),
+        pytest.param("(?i)a|b", None, id="global-flag"),
+        pytest.param("(a|b", None, id="unbalanced-group"),
+        pytest.param("[a|b", None, id="unclosed-set"),
+    ],
+)
+def test_split_alternatives(source: str, branches: list[str] | None) -> None:
+    assert gate.split_alternatives(source, regex.V0) == branches
+
+
+def test_verbose_and_v1_patterns_are_not_split() -> None:
+    assert gate.split_alternatives("a|b", regex.VERBOSE) is None
+    assert gate.split_alternatives("a|b", regex.V1) is None
+
+
+@pytest.mark.parametrize(
+    ("anchor", "spaced", "key"),
+    [
+        pytest.param(" ignore all ", True, (gate.WHOLE, "ignore"), id="words-whole"),
+        pytest.param(" ignore", True, (gate.HEAD, "ign"), id="words-head"),
+        pytest.param("ment ", True, (gate.TAIL, "ent"), id="words-tail"),
+        pytest.param("instru", True, None, id="words-inside-a-token"),
+        pytest.param("t tell", True, (gate.HEAD, "tel"), id="words-short-tail-piece"),
+        pytest.param("a.b", True, None, id="words-punctuation-never-keyed"),
+        pytest.param("/etc/passwd", False, (gate.WHOLE, "etc"), id="path-whole"),
+        pytest.param("os.environ", False, (gate.HEAD, "env"), id="dotted-head"),
+        pytest.param("curl", False, None, id="bare-word"),
+        pytest.param(NON_ASCII, False, None, id="non-ascii-marker"),
+        pytest.param("\u00e9t\u00e9 x", True, None, id="non-ascii-anchor"),
+    ],
+)
+def test_token_key(anchor: str, spaced: bool, key: tuple[int, str] | None) -> None:
+    assert gate.token_key(anchor, spaced) == key
+
+
+def _assert_gate_keeps_every_match(text: str, kind: str = "agents") -> None:
+    """Every rule of every view finds, through the gate, exactly what it finds alone."""
+    views = Views(text)
+    for view in VIEW_NAMES:
+        prepared = PreparedText(views.get(view).text)
+        live = view_gate(view, kind).live(prepared)
+        for gated in view_gate(view, kind).rules:
+            rule = gated[0].rule
+            alone = list(rule_finditer(rule, prepared))
+            through_gate = _spans(rule, live[rule.id], prepared) if rule.id in live else []
+            assert through_gate == alone, (rule.id, view, text[:200])
+
+
+def _example_texts() -> list[str]:
+    texts = []
+    for rule in hardened_rules():
+        texts += list(rule.examples.match) + list(rule.examples.no_match)
+    return texts
+
+
+EXAMPLES = _example_texts()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gate_keeps_every_match_of_every_rule_example(kind: str) -> None:
+    for text in EXAMPLES:
+        _assert_gate_keeps_every_match(text, kind)
+
+
+def test_gate_runs_no_rule_on_plain_prose() -> None:
+    prepared = PreparedText(Views("The quick brown fox jumps over the lazy dog.").words.text)
+    assert view_gate("words", "agents").live(prepared) == {}
+
+
+# Pieces of attacks and their near misses, glued with the separators and markup the views undo.
+_PIECES = st.sampled_from(EXAMPLES).map(lambda text: text[:120])
+_GLUE = st.sampled_from([" ", "\n", "-\n", "**", "<b>", "&#105;", "\u200b", " now ", ". ", "1", ""])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_PIECES, _GLUE), min_size=1, max_size=4))
+def test_gate_keeps_every_match_on_spliced_examples(parts: list[tuple[str, str]]) -> None:
+    _assert_gate_keeps_every_match("".join(piece + glue for piece, glue in parts))
+
+
+def test_gate_keeps_every_match_on_the_shared_corpora() -> None:
+    if not SHARED.is_dir():
+        pytest.skip(f"shared corpora not found at {SHARED}")
+    for path in sorted(SHARED.glob("*/items.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            lines = [line for line in handle if line.strip()]
+        for line in lines[::25]:
+            _assert_gate_keeps_every_match(json.loads(line)["text"])
