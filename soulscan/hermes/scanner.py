@@ -11,7 +11,9 @@ once. The runtime orders several invisible findings by Python set iteration
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import operator
 import re
 from typing import NamedTuple
@@ -141,28 +143,47 @@ class RuntimeMatch(NamedTuple):
 def runtime_matches(text: str, scope: str) -> list[RuntimeMatch]:
     """Every occurrence of every runtime finding in ``text`` (the whole text, not
     just the scan window: callers compare spans with ``MAX_SCAN_CHARS`` to tell
-    whether the runtime would have seen them)."""
+    whether the runtime would have seen them), ordered by (start, end, rule id)."""
     gated_rules = _gated_for_scope(scope)
-    matches = _invisible_matches(text)
     mapped = nfkc_mapped(text)
     prepared = PreparedText(mapped.text)
+    found: list[RuntimeMatch] = []
     for entry in gated_rules:
         if not entry.may_match(prepared):
             continue
         rule = entry.rule
         for start, end in entry.finditer(prepared):
             src_start, src_end = mapped.source_span(start, end)
-            matches.append(RuntimeMatch(rule.id, rule, src_start, src_end))
-    matches.sort(key=_match_order)
+            found.append(RuntimeMatch(rule.id, rule, src_start, src_end))
+    matches = _invisible_matches(text)  # already in order
+    if len(found) > _FEW_MATCHES:
+        matches.extend(found)
+        matches.sort(key=_match_order)
+    else:
+        for match in found:
+            bisect.insort(matches, match, key=_match_order)
     return matches
 
 
 _match_order = operator.attrgetter("start", "end", "rule_id")
+_FEW_MATCHES = 64  # inserting each into the ordered list beats sorting them all
 
 
 def _invisible_matches(text: str) -> list[RuntimeMatch]:
+    """Every invisible character of the runtime's set, in order of position.
+
+    A file can hold a million of them (ZWJ emoji sequences): the matches are built by
+    C-level ``map`` over plain offsets rather than one Python call each.
+    """
     if text.isascii():
         return []
-    ids = {ch: invisible_id(ch) for ch in _pack_invisible()}
-    return [RuntimeMatch(ids[found.group()], None, found.start(), found.start() + 1)
-            for found in _invisible_pattern().finditer(text)]
+    starts = [found.start() for found in _invisible_pattern().finditer(text)]
+    ids = map(_invisible_ids().__getitem__, map(text.__getitem__, starts))
+    ends = map(operator.add, starts, itertools.repeat(1))
+    rows = zip(ids, itertools.repeat(None), starts, ends)
+    return list(map(tuple.__new__, itertools.repeat(RuntimeMatch), rows))
+
+
+@functools.cache
+def _invisible_ids() -> dict[str, str]:
+    return {ch: invisible_id(ch) for ch in _pack_invisible()}
