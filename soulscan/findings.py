@@ -38,13 +38,15 @@ from soulscan.models import (
     Severity,
     Span,
 )
-from soulscan.report.escape import escape_bounded
-from soulscan.report.excerpt import REDACTION_MARGIN, excerpt
+from soulscan.report.escape import EscapedText, escape_bounded
+from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, escaped_excerpt, excerpt
 from soulscan.textpos import LineIndex
 
 PROFILES = ("runtime", "hardened", "all")
 SNIPPET_LIMIT = 160
 MAX_OCCURRENCES = 1000
+ESCAPE_LINE_AFTER = 4  # findings on one line before the line is escaped once for all
+ESCAPED_CHARS_PER_FINDING = 256  # ... unless it is longer than this many characters each
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,9 @@ class _FileContext:
     # per finding on it (a file of 20,000 zero-width spaces is one line).
     secret_free: dict[int, bool] = field(default_factory=dict)
     occurrences: Counter[str] = field(default_factory=Counter)
+    # line number → findings on it so far, and the line escaped once when enough share it
+    line_findings: Counter[int] = field(default_factory=Counter)
+    escaped_lines: dict[int, EscapedText] = field(default_factory=dict)
 
     @functools.cached_property
     def index(self) -> LineIndex:
@@ -160,6 +165,23 @@ class _FileContext:
         if line_number not in self.secret_free:
             self.secret_free[line_number] = redact(line) == line
         return None if self.secret_free[line_number] else redact
+
+    def excerpt(self, line_number: int, start: int, end: int) -> Excerpt:
+        """The excerpt of ``[start, end)`` in the line (0-based columns)."""
+        line = self.index.line_text(line_number)
+        redactor = self.redactor_for(line_number, line)
+        if redactor is not None:
+            return excerpt(line, start, end, redactor)
+        escaped = self.escaped_lines.get(line_number)
+        if escaped is None:
+            self.line_findings[line_number] += 1
+            shared = self.line_findings[line_number]
+            # Escaping the whole line pays once enough findings share it (a line of
+            # hidden characters, each one a finding); a long line with a few does not.
+            if shared < ESCAPE_LINE_AFTER or len(line) > shared * ESCAPED_CHARS_PER_FINDING:
+                return excerpt(line, start, end, None)
+            escaped = self.escaped_lines[line_number] = EscapedText.of(line)
+        return escaped_excerpt(escaped, start, end)
 
 
 def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding]:
@@ -229,11 +251,9 @@ def _finding(
     scanned = _inside(span, region.scanned)
     reaches_model = any(_overlaps(span, visible) for visible in region.visible)
     location = context.index.location(span.start, span.end)
-    line = context.index.line_text(location.line)
-    end_in_line = location.end_column - 1 if location.end_line == location.line else len(line)
-    shown = excerpt(
-        line, location.column - 1, end_in_line, context.redactor_for(location.line, line)
-    )
+    # A match that runs on past its first line is shown to that line's end (excerpts clip).
+    end_in_line = location.end_column - 1 if location.end_line == location.line else len(context.text)
+    shown = context.excerpt(location.line, location.column - 1, end_in_line)
     extra = {
         # Identity of the matched content for suppressions and baselines (soulscan.suppress).
         "sha256": hashlib.sha256(

@@ -15,12 +15,13 @@ from soulscan.report.escape import (
     _NEWEST_LETTER,
     _PRINTABLE_BUT_HIDDEN,
     _PRINTABLE_SHORTCUT,
+    EscapedText,
     escape_char,
     escape_text,
     is_hidden,
     shorten,
 )
-from soulscan.report.excerpt import excerpt
+from soulscan.report.excerpt import escaped_excerpt, excerpt
 
 REDACTED = "[REDACTED]"
 
@@ -171,3 +172,20 @@ def test_excerpt_of_a_secret_free_line_escapes_only_what_is_shown(line: str, sta
     pieces as redacting the whole neighbourhood with a redactor that changes nothing."""
     start = min(start, len(line))
     assert excerpt(line, start, end, None) == excerpt(line, start, end, lambda text: text)
+
+
+_LINE_TEXT = st.text(alphabet=st.sampled_from("ab \\u{}\u200b\u2062\u2064\u202e\t\x00\U000e0041\udcffé"), max_size=200)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINE_TEXT, st.integers(0, 220), st.integers(0, 220))
+def test_escaped_text_slices_are_the_escapes_of_the_slices(text: str, start: int, end: int) -> None:
+    escaped = EscapedText.of(text)
+    assert escaped.escaped == escape_text(text)
+    assert escaped.escaped_slice(min(start, end), end) == escape_text(text[min(start, end) : end])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINE_TEXT, st.integers(0, 220), st.integers(0, 220))
+def test_excerpt_of_an_escaped_line_is_the_excerpt_of_the_line(line: str, start: int, end: int) -> None:
+    assert escaped_excerpt(EscapedText.of(line), start, end) == excerpt(line, start, end, None)

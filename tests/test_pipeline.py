@@ -396,3 +396,28 @@ def test_bundle_members_named_through_different_paths_share_one_cut(tmp_path: Pa
     walked = {Path(r.path).name: r.runtime for r in run_scan(discover([str(root)]), options).files}
     assert [r.runtime for r in report.files] == [walked["b.mdc"], walked["a.mdc"]]
     assert [r.runtime.action for r in report.files] == ["truncate", "truncate"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("say \u202e" + "x\u200b\u2062" * 30 + " done", id="hidden-characters-throughout"),
+        pytest.param("\u2064\u2062" * 300, id="only-hidden-characters"),
+        pytest.param("\u200b" * 5 + "y" * 2000 + "\u200b" * 3, id="long-line-few-findings"),
+    ],
+)
+def test_excerpts_of_a_line_with_many_findings_are_its_window_excerpts(
+    tmp_path: Path, line: str
+) -> None:
+    """Once enough findings share a line it is escaped once for all of them: each excerpt
+    is still exactly the excerpt of the line around that finding."""
+    from soulscan.findings import ESCAPE_LINE_AFTER
+    from soulscan.report.excerpt import excerpt
+
+    result = _scan(tmp_path, "AGENTS.md", ("intro\n" + line + "\n").encode(), "agents", profile="runtime")
+    assert len(result.findings) > ESCAPE_LINE_AFTER
+    for finding in result.findings:
+        assert finding.location.line == 2
+        expected = excerpt(line, finding.location.column - 1, finding.location.end_column - 1, None)
+        shown = (finding.extra["excerpt_before"], finding.extra["excerpt_match"], finding.extra["excerpt_after"])
+        assert shown == (expected.before, expected.match, expected.after)

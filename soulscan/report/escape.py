@@ -22,8 +22,10 @@ merely looks like an escape can only over-report a hidden character, never hide 
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
+from dataclasses import dataclass
 
 import regex
 
@@ -97,6 +99,38 @@ def escape_text(text: str) -> str:
     return escaped
 
 
+@dataclass(frozen=True)
+class EscapedText:
+    """``escape_text`` of one text and where each of its characters went.
+
+    Escaping works one character at a time, so the escape of any slice of the text is
+    the matching slice of the escape: the many findings of one long line of hidden
+    characters then share one escape of the line instead of escaping windows of it.
+    """
+
+    escaped: str
+    offsets: tuple[int, ...]  # where character i starts in ``escaped``; one more at the end
+
+    @classmethod
+    def of(cls, text: str) -> EscapedText:
+        widths = [1] * len(text)
+        for run in _HIDDEN_RUN.finditer(text):
+            for index in range(run.start(), run.end()):
+                widths[index] = len(_ESCAPES[text[index]])
+        return cls(escape_text(text), (0, *itertools.accumulate(widths)))
+
+    @property
+    def length(self) -> int:
+        """The length of the original text."""
+        return len(self.offsets) - 1
+
+    def escaped_slice(self, start: int, end: int) -> str:
+        """``escape_text(text[start:end])`` for 0 <= start <= end."""
+        end = min(end, self.length)
+        start = min(start, end)
+        return self.escaped[self.offsets[start] : self.offsets[end]]
+
+
 def is_hidden(char: str) -> bool:
     """Whether ``escape_text`` would escape this one character."""
     return _HIDDEN.fullmatch(char) is not None
@@ -112,7 +146,11 @@ def escape_bounded(text: str, limit: int) -> str:
 
 def escape_bounded_left(text: str, limit: int) -> str:
     """Like ``escape_bounded`` but keeps the end of ``text``, marked with a leading ``…``."""
-    escaped = escape_text(text[-(limit + 1) :]) if limit else ""
+    return shorten_left(escape_text(text[-(limit + 1) :]), limit) if limit else ""
+
+
+def shorten_left(escaped: str, limit: int) -> str:
+    """Like ``shorten`` but keeps the end of already-escaped text, after a leading ``…``."""
     if len(escaped) <= limit:
         return escaped
     cut = len(escaped) - limit

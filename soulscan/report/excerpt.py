@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from soulscan.report.escape import escape_bounded, escape_bounded_left
+from soulscan.report.escape import (
+    EscapedText,
+    escape_bounded,
+    escape_bounded_left,
+    shorten,
+    shorten_left,
+)
 
 BEFORE_LIMIT = 40
 MATCH_LIMIT = 80
@@ -52,4 +58,14 @@ def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None
         escape_bounded_left(redacted[0], BEFORE_LIMIT),
         escape_bounded(redacted[1], MATCH_LIMIT),
         escape_bounded(redacted[2], AFTER_LIMIT),
+    )
+
+
+def escaped_excerpt(line: EscapedText, start: int, end: int) -> Excerpt:
+    """``excerpt(text, start, end, None)`` of a line without secrets, already escaped."""
+    end = min(max(end, start), line.length)
+    return Excerpt(
+        shorten_left(line.escaped_slice(max(0, start - BEFORE_LIMIT - 1), start), BEFORE_LIMIT),
+        shorten(line.escaped_slice(start, min(end, start + MATCH_LIMIT + 1)), MATCH_LIMIT),
+        shorten(line.escaped_slice(end, end + AFTER_LIMIT + 1), AFTER_LIMIT),
     )
