@@ -20,6 +20,12 @@ def test_fold_sends_every_case_variant_of_an_ascii_char_to_one_form(char: str) -
     assert {anchors.fold(chr(cp)) for cp in variants} == {char.lower()}
 
 
+def test_fold_keeps_every_offset() -> None:
+    text = pyre._all_codepoints_text()
+    assert len(anchors.fold(text)) == len(text)
+    assert all(len(anchors.fold(ch)) == 1 for ch in "\u0130\u0131\u017f\u212a\u03a3i\u0307")
+
+
 @pytest.mark.parametrize(
     ("pattern", "expected"),
     [

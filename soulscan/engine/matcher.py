@@ -82,13 +82,6 @@ class PreparedText:
                 self._folded = anchors.fold(self.text) + anchors.NON_ASCII
         return self._folded
 
-    @property
-    def fold_keeps_offsets(self) -> bool:
-        """Is every offset of the text the same offset in ``folded``? Only U+0307 can
-        move them: ``fold`` turns ``i`` + U+0307 into ``i`` (``İ`` lowercases to that
-        pair and so keeps its length)."""
-        return self.text.isascii() or "\u0307" not in self.text
-
     def may_match(self, rule: Rule) -> bool:
         """False only when the rule provably cannot match (none of its anchors occurs)."""
         groups = rule.anchors

@@ -9,8 +9,8 @@ Three facts, each proven for every rule by ``soulscan.engine.anchors``, make thi
 * every match of a rule with *leading* anchors starts with one of them, so trying the
   pattern at each place one occurs (``pattern.match(text, pos)``, which sees the whole
   text, lookbehinds included) finds a match exactly when a search over the whole text does;
-* folding keeps offsets on a text without U+0307 (which folding drops after ``i``), so a
-  place found in the folded text is the same place in the text.
+* folding keeps every offset (``anchors.fold``), so a place found in the folded text is
+  the same place in the text.
 
 A text with many candidate places is searched whole instead: one ``search`` is cheaper
 than hundreds of ``match`` calls.
@@ -71,11 +71,8 @@ class GatedRule:
         """Where a match can start, when that is known and there are few such places."""
         if self.starts is None:
             return None
-        folded = self.rule.anchors_folded
-        if folded and not prepared.fold_keeps_offsets:
-            return None
         text = prepared.text
-        haystack = prepared.folded if folded else text
+        haystack = prepared.folded if self.rule.anchors_folded else text
         return start_places(haystack, self.starts, len(text), len(text) // _CHARS_PER_START + 4)
 
 
@@ -97,6 +94,8 @@ def matching_rules(rules: Sequence[GatedRule], prepared: PreparedText) -> Iterat
 
 def start_places(haystack: str, starts: tuple[str, ...], limit: int, most: int) -> list[int] | None:
     """Every offset below ``limit`` where one of ``starts`` occurs; None past ``most``."""
+    if sum(haystack.count(start, 0, limit) for start in starts) > most:
+        return None  # one C-speed count per string says so before any Python loop
     places: list[int] = []
     find = haystack.find
     for start in starts:
