@@ -14,9 +14,10 @@ from soulscan.fuzz.adversarial import nested_html_comments
 
 RUNTIME_PATTERN = runtime_pack().rule("html_comment_injection").pattern
 SMALL_PATTERN = r"<!--[^>]{0,5}(?:ab|cd|xyz)[^>]{0,4}-->"
+CASED_CLOSER_PATTERN = r"<!--[^>]{0,5}(?:ab|cd|xyz)[^>]{0,4}X->"
 PIECES = ["<!--", "-->", ">", "-", "--", "<", "!", " ", "a", "b", "c", "d", "ab", "cd", "xyz",
           "ignore", "IGNORE", "ıgnore", "İgnore", "ſystem", "secret", "hidden", "override",
-          "system", "Hidden", "x" * 7, "\n"]
+          "system", "Hidden", "x" * 7, "\n", "X->", "x->"]
 
 
 def spans_by_re(pattern: str, text: str) -> list[tuple[int, int]]:
@@ -29,7 +30,7 @@ def spans_by_gap(pattern: str, text: str) -> list[tuple[int, int]]:
     return list(gap.finditer(text))
 
 
-@pytest.mark.parametrize("pattern", [RUNTIME_PATTERN, SMALL_PATTERN])
+@pytest.mark.parametrize("pattern", [RUNTIME_PATTERN, SMALL_PATTERN, CASED_CLOSER_PATTERN])
 @settings(max_examples=400, deadline=None)
 @given(parts=st.lists(st.sampled_from(PIECES), max_size=40))
 def test_equals_re_on_generated_text(pattern: str, parts: list[str]) -> None:
