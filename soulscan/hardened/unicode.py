@@ -13,6 +13,7 @@ A run of only two alternating invisible characters (e.g. U+2062/U+2064) is read 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import regex
@@ -72,7 +73,12 @@ _FOREIGN_LOOKALIKE = frozenset(cp for cp in TO_ASCII if not regex.match(r"\p{Lat
 _ANY_FOREIGN_LOOKALIKE = regex.compile(
     "[" + "".join(regex.escape(chr(cp)) for cp in sorted(_FOREIGN_LOOKALIKE)) + "]"
 )
+_LOOKALIKE_RUN = regex.compile(
+    r"[\p{L}\p{M}]*[" + "".join(regex.escape(chr(cp)) for cp in sorted(_FOREIGN_LOOKALIKE)) + r"][\p{L}\p{M}]*"
+)
 _STACKED = regex.compile(r"(?:[\x21-\x7e\p{Latin}][\p{Mn}\p{Me}]{3,32}[ ]?){2,65536}")
+# What every stacked run holds: a cheap scan spares the stacked pattern on ordinary text.
+_THREE_MARKS = regex.compile(r"[\p{Mn}\p{Me}]{3}")
 _MOJIBAKE_NEIGHBOUR = regex.compile(
     r"[\u00a0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2026\u2030\u2039\u203a\u20ac\u2122]"
 )
@@ -181,6 +187,10 @@ def _suspects(text: str) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     if not _SUSPECT.search(text):
         return found
+    if text.isascii():
+        # Every ASCII cluster is one character (or CR LF, never suspect), and no ASCII
+        # character is part of an emoji: each suspect stands alone.
+        return [(match.start(), _classify(match.group())) for match in _SUSPECT.finditer(text)]
     for cluster_match in _GRAPHEME.finditer(text):
         cluster = cluster_match.group()
         if not _SUSPECT.search(cluster):
@@ -219,12 +229,20 @@ def _issue_for_run(text: str, kind: str, start: int, end: int) -> UnicodeIssue:
     return UnicodeIssue(kind, start, end, None, f"{len(run)} x {names}")
 
 
+def _words_with_lookalikes(text: str) -> Iterator[regex.Match[str]]:
+    """The `_WORD` matches of `text` that may hold a look-alike, as a scan of the whole text
+    finds them: words are cut from each maximal run of letters and marks alone, so only the
+    runs holding a look-alike need cutting."""
+    for run in _LOOKALIKE_RUN.finditer(text):
+        yield from _WORD.finditer(text, run.start(), run.end())
+
+
 def _homoglyph_words(text: str) -> list[UnicodeIssue]:
     """Words that mix Latin letters with look-alike letters of another script (`іgnore`)."""
     issues: list[UnicodeIssue] = []
     if text.isascii() or not _ANY_FOREIGN_LOOKALIKE.search(text):
         return issues  # no word can mix in a look-alike letter
-    for match in _WORD.finditer(text):
+    for match in _words_with_lookalikes(text):
         word = match.group()
         if word.isascii() or not _LATIN.search(word):
             continue
@@ -252,7 +270,7 @@ def analyse_unicode(text: str) -> list[UnicodeIssue]:
             index += 1
         issues.append(_issue_for_run(text, kind, start, end))
     issues.extend(_homoglyph_words(text))
-    for match in _STACKED.finditer(text):
+    for match in _STACKED.finditer(text) if _THREE_MARKS.search(text) else ():
         plain = "".join(ch for ch in match.group() if not regex.match(r"[\p{Mn}\p{Me}]", ch))
         issues.append(
             UnicodeIssue(
