@@ -67,9 +67,11 @@ def cli() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from soulscan.engine import regex_cache
+    from soulscan.engine import code_cache, regex_cache
 
-    regex_cache.install()  # every pattern is parsed once per machine, not once per run
+    # Patterns are parsed, and dataclass methods compiled, once per machine, not per run.
+    regex_cache.install()
+    code_cache.install()
     try:
         result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
     except click.exceptions.Abort:

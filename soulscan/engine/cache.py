@@ -11,17 +11,24 @@ behind a magic tag and a SHA-256 of the data: writes are atomic (a temporary fil
 renamed into place), and a record whose digest does not match — a damaged disk, a
 foreign file — is a miss. Its name is a digest of everything it was derived from, so a
 changed input is a different record, never a stale one.
+
+Records hold what start-up then trusts (rule packs, regex programs, compiled code), so
+a cache directory that another user could write to — not owned by this user, or group-
+or world-writable — is not used at all; one this creates is private (0700).
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import hashlib
 import marshal
 import os
 import sys
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 MAGIC = b"soulscan-cache-1\n"
 _DIGEST_SIZE = 32  # bytes of a SHA-256
@@ -48,12 +55,32 @@ def environment_key(*parts: str | bytes) -> str:
     return digest.hexdigest()[:32]
 
 
-def load(name: str) -> Any | None:
-    """The value stored under ``name``, or None when there is no intact record."""
+@functools.cache
+def _private(directory: Path) -> bool:
+    """Whether only this user can write ``directory`` (created, private, if missing)."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        status = directory.stat()
+    except OSError:
+        return False
+    owner_only = not status.st_mode & 0o022
+    return owner_only and (not hasattr(os, "getuid") or status.st_uid == os.getuid())
+
+
+def _usable_dir() -> Path | None:
     if os.environ.get("SOULSCAN_NO_CACHE"):
         return None
+    directory = cache_dir()
+    return directory if _private(directory) else None
+
+
+def load(name: str) -> Any | None:
+    """The value stored under ``name``, or None when there is no intact record."""
+    directory = _usable_dir()
+    if directory is None:
+        return None
     try:
-        record = (cache_dir() / name).read_bytes()
+        record = (directory / name).read_bytes()
     except OSError:
         return None
     header = len(MAGIC) + _DIGEST_SIZE
@@ -69,8 +96,9 @@ def load(name: str) -> Any | None:
 
 
 def store(name: str, value: Any) -> None:
-    """Keep ``value`` (plain data: str, int, bool, None, list, tuple, dict) under ``name``."""
-    if os.environ.get("SOULSCAN_NO_CACHE"):
+    """Keep ``value`` (anything ``marshal`` writes: plain data, code objects) as ``name``."""
+    directory = _usable_dir()
+    if directory is None:
         return
     import tempfile  # only on a miss: it (with shutil, random) costs start-up
 
@@ -78,9 +106,9 @@ def store(name: str, value: Any) -> None:
         body = marshal.dumps(value, _MARSHAL_VERSION)
     except ValueError:
         return
-    target = cache_dir() / name
+    target = directory / name
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -91,3 +119,54 @@ def store(name: str, value: Any) -> None:
             raise
     except OSError:
         pass
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+# A memo record with more entries than this starts over: stale keys do not pile up.
+MAX_MEMO_ENTRIES = 8192
+
+
+def persistent(function: F) -> F:
+    """Memoise a pure function of plain arguments on disk, across runs.
+
+    For derived data start-up recomputes from the rule packs every run (literal anchors
+    of a pattern's branches, say): the results are kept in one record per function,
+    keyed by the source of the module defining it (and the interpreter), so editing that
+    module starts a fresh memo. Results must be immutable plain data (tuples, not
+    lists); new ones are written once, when the process exits.
+    """
+    source = Path(function.__code__.co_filename)
+    memo: dict[Any, Any] | None = None
+    new: dict[Any, Any] = {}
+    name_parts = (function.__module__, function.__qualname__)
+
+    def record_name() -> str:
+        try:
+            code = source.read_bytes()
+        except OSError:
+            code = b""
+        return f"memo-{environment_key('memo 1', *name_parts, code)}.bin"
+
+    def save(name: str) -> None:
+        if not new or memo is None:
+            return
+        table = {} if len(memo) + len(new) > MAX_MEMO_ENTRIES else dict(memo)
+        table.update(new)
+        store(name, table)
+
+    @functools.wraps(function)
+    def memoised(*arguments: Any) -> Any:
+        nonlocal memo
+        if memo is None:
+            name = record_name()
+            stored = load(name)
+            memo = stored if isinstance(stored, dict) else {}
+            atexit.register(save, name)
+        key = tuple(int(a) if isinstance(a, int) else a for a in arguments)  # flags: plain
+        if key in memo:
+            return memo[key]
+        if key not in new:
+            new[key] = function(*arguments)
+        return new[key]
+
+    return memoised  # type: ignore[return-value]

@@ -1,0 +1,72 @@
+"""The methods ``dataclasses`` writes for each class, compiled once per machine.
+
+soulscan's value types are frozen dataclasses. On CPython 3.11 ``@dataclass`` writes the
+source of every generated method (``__init__``, ``__eq__``, ``__hash__``, ``__repr__``, the
+frozen ``__setattr__``/``__delattr__``) and compiles each with its own ``exec``: for the
+classes one ``soulscan scan`` imports, that compiling is a tenth of the start-up. The
+source text fully determines the code object, so compiled code is kept on disk like a
+``.pyc`` (one record, ``soulscan.engine.cache``, keyed by the interpreter) and ``exec`` is
+handed the code instead of the text.
+
+Only ``dataclasses``' own ``exec`` is routed here (a name in that module's globals); what
+the methods do is unchanged. A missing or damaged record just means compiling as before.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import dataclasses
+import sys
+import types
+from typing import Any
+
+from soulscan.engine import cache
+
+FORMAT = 1
+# A record bigger than this many methods starts over: stale entries do not pile up.
+MAX_ENTRIES = 4096
+
+
+class _CompiledMethods:
+    """``exec`` for ``dataclasses``: a stored code object for each method source seen."""
+
+    def __init__(self) -> None:
+        self.name = f"dataclass-methods-{cache.environment_key(f'code-cache {FORMAT}')}.bin"
+        stored = cache.load(self.name)
+        self.known: dict[str, types.CodeType] = stored if _is_code_table(stored) else {}
+        self.new: dict[str, types.CodeType] = {}
+
+    def __call__(self, source: Any, globals: Any = None, locals: Any = None) -> None:
+        if not isinstance(source, str):
+            builtins.exec(source, globals, locals)
+            return
+        code = self.known.get(source) or self.new.get(source)
+        if code is None:
+            # dataclasses has no __future__ imports: compile as its own exec would.
+            code = self.new[source] = compile(source, "<string>", "exec", dont_inherit=True)
+        builtins.exec(code, globals, locals)
+
+    def save(self) -> None:
+        if not self.new:
+            return
+        table = {} if len(self.known) + len(self.new) > MAX_ENTRIES else dict(self.known)
+        table.update(self.new)
+        cache.store(self.name, table)
+        self.new = {}
+
+
+def _is_code_table(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(source, str) and isinstance(code, types.CodeType)
+        for source, code in value.items())
+
+
+def install() -> None:
+    """Route ``dataclasses``' ``exec`` through the compiled-method cache (CPython 3.11-3.12:
+    later releases build each class's methods in one ``exec``, a different text)."""
+    if sys.version_info >= (3, 13) or isinstance(vars(dataclasses).get("exec"), _CompiledMethods):
+        return
+    methods = _CompiledMethods()
+    dataclasses.exec = methods  # type: ignore[attr-defined]
+    atexit.register(methods.save)

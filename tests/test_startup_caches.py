@@ -1,0 +1,131 @@
+"""Compiled dataclass methods and persistent memos: kept across runs, never trusted blindly.
+
+Each case runs fresh processes (the caches live for a process and are saved at exit).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from soulscan.engine import cache
+
+
+def _env(cache_home: Path, tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOULSCAN_")}
+    env["SOULSCAN_CACHE_DIR"] = str(cache_home)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
+    return env
+
+
+def _run(code: str, cache_home: Path, tmp_path: Path) -> str:
+    completed = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], check=True,
+                               capture_output=True, text=True, timeout=120,
+                               env=_env(cache_home, tmp_path))
+    return completed.stdout.strip()
+
+
+_DATACLASS_PROBE = """
+    from soulscan.engine import code_cache
+    code_cache.install()
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 2
+        tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+
+    p = Point(1)
+    try:
+        p.x = 5
+        frozen = False
+    except dataclasses.FrozenInstanceError:
+        frozen = True
+    methods = code_cache.dataclasses.exec
+    print(repr(p), p == Point(1, 2), hash(p) == hash(Point(1)), frozen, len(methods.known))
+"""
+
+
+def test_dataclass_methods_come_from_the_cache_and_behave_the_same(tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache"
+    first = _run(_DATACLASS_PROBE, cache_home, tmp_path)
+    second = _run(_DATACLASS_PROBE, cache_home, tmp_path)
+    expected = "Point(x=1, y=2, tags=()) True True True"
+    assert first == f"{expected} 0"  # nothing known yet: compiled, then saved at exit
+    assert second.startswith(expected)
+    assert int(second.rsplit(" ", 1)[1]) >= 5  # __init__, __repr__, __eq__, __hash__, ...
+    assert list(cache_home.glob("dataclass-methods-*.bin"))
+
+
+def test_a_damaged_method_record_is_compiled_afresh(tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache"
+    _run(_DATACLASS_PROBE, cache_home, tmp_path)
+    (record,) = cache_home.glob("dataclass-methods-*.bin")
+    record.write_bytes(record.read_bytes()[:-7])
+    assert _run(_DATACLASS_PROBE, cache_home, tmp_path) == "Point(x=1, y=2, tags=()) True True True 0"
+
+
+_MEMO_MODULE = """
+from soulscan.engine import cache
+
+COMPUTED = []
+
+
+@cache.persistent
+def double(text: str, times: int) -> tuple[str, ...]:
+    COMPUTED.append(text)
+    return (text * times,) + VERSION
+
+
+VERSION = ("v1",)
+"""
+
+_MEMO_PROBE = """
+    import re
+    import memo_demo
+    print(memo_demo.double("ab", re.IGNORECASE), memo_demo.double("ab", 3), memo_demo.COMPUTED)
+"""
+
+
+def test_a_persistent_memo_is_reused_across_runs_until_its_module_changes(
+        tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache"
+    module = tmp_path / "memo_demo.py"
+    module.write_text(_MEMO_MODULE, encoding="utf-8")
+    # re.IGNORECASE is 2: an int flag is a plain int in the memo's key.
+    assert _run(_MEMO_PROBE, cache_home, tmp_path) == (
+        "('abab', 'v1') ('ababab', 'v1') ['ab', 'ab']")
+    assert _run(_MEMO_PROBE, cache_home, tmp_path) == "('abab', 'v1') ('ababab', 'v1') []"
+    module.write_text(_MEMO_MODULE.replace('"v1"', '"v2"'), encoding="utf-8")
+    assert _run(_MEMO_PROBE, cache_home, tmp_path) == (
+        "('abab', 'v2') ('ababab', 'v2') ['ab', 'ab']")
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_a_cache_dir_others_can_write_is_not_used(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(shared))
+    monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
+    cache.store("planted.bin", {"rules": []})
+    assert list(shared.iterdir()) == []
+    (shared / "planted.bin").write_bytes(b"")  # whatever is there is not read either
+    assert cache.load("planted.bin") is None
+
+
+def test_a_cache_dir_it_creates_is_private(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "fresh" / "soulscan"
+    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(home))
+    monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
+    cache.store("value.bin", (1, "two", None))
+    assert cache.load("value.bin") == (1, "two", None)
+    assert home.stat().st_mode & 0o077 == 0
