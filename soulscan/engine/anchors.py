@@ -19,6 +19,8 @@ from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
+from soulscan.engine import cache
+
 MIN_ANCHOR = 2  # shorter anchors occur in nearly every text: not worth checking
 MAX_REQUIREMENTS = 4  # the most selective few are enough
 
@@ -63,6 +65,7 @@ _REGEX_ONLY = ("{e", "{s", "{i", "{d", "{c", "(?V", "(?|", "\\L<", "(?r")
 _POSIX_CLASS = re.compile(r"\[:\^?[A-Za-z_]*:\]")
 
 
+@cache.persistent  # derived from rule patterns at every start-up: kept across runs
 def extract_regex_anchors(pattern: str) -> Anchors | None:
     """Anchors of a ``regex``-dialect pattern, always to be checked on folded text.
 
@@ -203,6 +206,7 @@ def _requirements(nodes: list[Any], ignorecase: bool, non_ascii: bool = False) -
     return found
 
 
+@cache.persistent  # derived from rule patterns at every start-up: kept across runs
 def leading_anchors(pattern: str, flags: int) -> tuple[str, ...] | None:
     """Strings one of which every match of a python-re pattern starts with, as found in the
     text ``PreparedText.may_match`` checks (folded when case-insensitive); None if unknown.
