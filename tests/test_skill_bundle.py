@@ -152,7 +152,8 @@ def test_eval_text_names_the_bundle_hits_apart(corpus: Path, capsys: pytest.Capt
     assert main(["eval", str(corpus)]) == 0
     out = capsys.readouterr().out
     assert ("demo: 1 of the 2 flagged injection items are SKILL.md files flagged only because "
-            "their skill ships a flagged file (SS010); by their own text alone: 16.7% (1/6).") in out
+            "their skill ships a flagged file (SS010); each file judged by its own text alone: "
+            "16.7% (1/6).") in out
 
 
 def test_eval_runtime_profile_has_no_bundle(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:

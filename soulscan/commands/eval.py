@@ -30,7 +30,7 @@ def _bundle_notes(rows: list[Row]) -> list[str]:
             notes.append(
                 f"{escape_text(row.corpus)}: {row.via_bundle} of the {row.hardened} flagged "
                 f"{row.label} items are SKILL.md files flagged only because their skill ships a "
-                f"flagged file ({BUNDLE_RULE_ID}); by their own text alone: "
+                f"flagged file ({BUNDLE_RULE_ID}); each file judged by its own text alone: "
                 f"{_pct(alone, row.total)} ({alone}/{row.total})."
             )
     return notes
