@@ -102,12 +102,17 @@ _COMMON_WORDS = frozenset({
 })
 
 
+def frequency_rank(ch: str) -> int:
+    """0 for the most frequent character (space), higher for rarer ones."""
+    index = _FREQUENCY_RANK.find(ch)
+    return len(_FREQUENCY_RANK) if index < 0 else index
+
+
 def rarity(anchor: str) -> int:
     """Higher for anchors less likely to occur in a text: longer, of rarer characters."""
     if anchor == NON_ASCII:
         return 0  # most texts in the wild have some non-ASCII character
-    unknown = len(_FREQUENCY_RANK)
-    score = sum(19 + (_FREQUENCY_RANK.find(ch) if ch in _FREQUENCY_RANK else unknown) for ch in anchor)
+    score = sum(19 + frequency_rank(ch) for ch in anchor)
     return score // 4 if anchor in _COMMON_WORDS else score
 
 

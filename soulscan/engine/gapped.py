@@ -93,6 +93,8 @@ class BoundedGap:
 
 def bounded_gap(pattern: str, flags: int) -> BoundedGap | None:
     """The linear matcher for ``pattern`` (Python ``re`` syntax and flags), if it has the shape."""
+    if pattern.count("[^") < 2:
+        return None  # not worth parsing: the shape has two negated sets
     try:
         parsed = _parser.parse(pattern, flags)
     except re.error:

@@ -89,6 +89,12 @@ class PreparedText:
             return True
         return self.meets(anchors.checking_order(groups), rule.anchors_folded)
 
+    def record_folded(self, checked: frozenset[str], present: set[str]) -> None:
+        """Take whether each of ``checked`` occurs in ``folded`` (``present`` holds those
+        that do) from a scan that already looked."""
+        self._in_folded.update(dict.fromkeys(checked, False))
+        self._in_folded.update(dict.fromkeys(present, True))
+
     def meets(self, groups: anchors.Anchors, folded: bool) -> bool:
         """Does every group have a member in the text (its folded form when ``folded``)?"""
         haystack = self.folded if folded else self.text

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import regex
 
 from soulscan.engine.anchors import Anchors, checking_order, leading_anchors
+from soulscan.engine.anchorscan import build_scan
 from soulscan.engine.gapped import BoundedGap, bounded_gap
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import Rule
@@ -85,11 +86,39 @@ def gated_python_re(rule: Rule) -> GatedRule:
                      bounded_gap(rule.pattern, flags))
 
 
-def matching_rules(rules: Sequence[GatedRule], prepared: PreparedText) -> Iterator[Rule]:
-    """The rules (built-in, searched without a time limit) that match the prepared text."""
-    for entry in rules:
-        if entry.may_match(prepared) and entry.search(prepared):
-            yield entry.rule
+class RuleSetGate:
+    """A fixed set of gated rules, whose folded anchors are found by one scan of a text.
+
+    The scan (``soulscan.engine.anchorscan``) answers exactly for the anchors it pins;
+    those answers seed the text's presence memo, and each rule's groups are reordered
+    so that the ones the scan answered come first: most rules are ruled out without
+    reading the text again.
+    """
+
+    def __init__(self, rules: Sequence[GatedRule]) -> None:
+        anchors = {anchor for entry in rules if entry.groups and entry.rule.anchors_folded
+                   for group in entry.groups for anchor in group}
+        self.scan = build_scan(anchors)
+        pinned = self.scan.pinned
+        self.rules = tuple(
+            replace(entry, groups=tuple(sorted(entry.groups, key=lambda g: not pinned.issuperset(g))))
+            if entry.groups and entry.rule.anchors_folded else entry
+            for entry in rules
+        )
+
+    def candidates(self, prepared: PreparedText) -> Iterator[GatedRule]:
+        """The rules whose anchors all occur in the prepared text."""
+        if self.scan.pinned:
+            prepared.record_folded(self.scan.pinned, self.scan.present(prepared.folded))
+        for entry in self.rules:
+            if entry.may_match(prepared):
+                yield entry
+
+    def matching_rules(self, prepared: PreparedText) -> Iterator[Rule]:
+        """The rules (built-in, searched without a time limit) that match the prepared text."""
+        for entry in self.candidates(prepared):
+            if entry.search(prepared):
+                yield entry.rule
 
 
 def start_places(haystack: str, starts: tuple[str, ...], limit: int, most: int) -> list[int] | None:

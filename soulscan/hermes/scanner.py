@@ -19,7 +19,7 @@ import re
 from typing import NamedTuple
 
 from soulscan.engine.matcher import PreparedText
-from soulscan.engine.prefilter import GatedRule, gated_python_re, matching_rules
+from soulscan.engine.prefilter import RuleSetGate, gated_python_re
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
 
@@ -68,16 +68,16 @@ def _rules_in(members: frozenset[str]) -> tuple[Rule, ...]:
 
 
 @functools.cache
-def _gated_in(members: frozenset[str]) -> tuple[GatedRule, ...]:
+def _gate_in(members: frozenset[str]) -> RuleSetGate:
     """The scope's rules ready to run many times (the runtime pack is python-re)."""
-    return tuple(gated_python_re(rule) for rule in _rules_in(members))
+    return RuleSetGate([gated_python_re(rule) for rule in _rules_in(members)])
 
 
-def _gated_for_scope(scope: str) -> tuple[GatedRule, ...]:
+def _gate_for_scope(scope: str) -> RuleSetGate:
     members = _SCOPE_MEMBERS.get(scope)
     if members is None:
         raise ValueError(f"scan_for_threats: unknown scope {scope!r}")
-    return _gated_in(members)
+    return _gate_in(members)
 
 
 def _invisible_findings(window: str) -> list[str]:
@@ -90,11 +90,11 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     """The runtime's finding ids for ``text`` at ``scope``, in the runtime's order."""
     if not text:
         return []
-    gated_rules = _gated_for_scope(scope)
+    gate = _gate_for_scope(scope)
     window = text[:MAX_SCAN_CHARS]
     findings = _invisible_findings(window)
     prepared = PreparedText(nfkc(window))
-    findings.extend(rule.id for rule in matching_rules(gated_rules, prepared))
+    findings.extend(rule.id for rule in gate.matching_rules(prepared))
     return findings
 
 
@@ -144,13 +144,11 @@ def runtime_matches(text: str, scope: str) -> list[RuntimeMatch]:
     """Every occurrence of every runtime finding in ``text`` (the whole text, not
     just the scan window: callers compare spans with ``MAX_SCAN_CHARS`` to tell
     whether the runtime would have seen them), ordered by (start, end, rule id)."""
-    gated_rules = _gated_for_scope(scope)
+    gate = _gate_for_scope(scope)
     mapped = nfkc_mapped(text)
     prepared = PreparedText(mapped.text)
     found: list[RuntimeMatch] = []
-    for entry in gated_rules:
-        if not entry.may_match(prepared):
-            continue
+    for entry in gate.candidates(prepared):
         rule = entry.rule
         for start, end in entry.finditer(prepared):
             src_start, src_end = mapped.source_span(start, end)

@@ -1,0 +1,104 @@
+"""Find which of many literal anchors occur in a folded text, in one C-speed pass.
+
+Checking a hundred anchors with ``in`` reads the text a hundred times. Instead each anchor
+is pinned to its rarest character (its *pivot*) and one ``re`` pattern looks only at
+pivot characters: ``re`` skips every other character in C, and at a pivot tries the
+anchors pinned there (a lookbehind for the part before the pivot, then the rest)::
+
+    (v(?:(?<=ov)erride|(?<=ne)ver)|k(?:(?<=tas)k|...)|...)
+
+``findall`` gives the pivot-to-end part of every anchor found. Two things could hide an
+anchor, and both are undone so that ``present`` is exact:
+
+* several anchors with the same pivot-to-end part (``secret``, ``ecret``) are told apart
+  with ``in``;
+* a match consumes the characters from the pivot to the anchor's end, so an anchor whose
+  pivot lies there (or at the same place, behind an alternative tried first) is never
+  tried. Such an anchor must agree with the found one on the characters they share: that
+  is known beforehand, so finding one anchor also checks those *neighbours* with ``in``.
+
+Anchors made only of the most common characters would make nearly every character a
+pivot: they are left out (``pinned`` says which were kept), to be checked with ``in``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from soulscan.engine.anchors import frequency_rank
+
+# A pivot must be at least this far down the frequency ranking (``b``, ``k``, ``v``, ``w``,
+# ``x``, punctuation...): rarer pivots mean fewer places where ``re`` leaves C.
+MIN_PIVOT_RANK = 20
+
+
+@dataclass(frozen=True)
+class AnchorScan:
+    pattern: re.Pattern[str] | None
+    pinned: frozenset[str]  # the anchors this scan decides
+    by_tail: dict[str, tuple[str, ...]]  # pivot-to-end part -> anchors that end so
+    neighbours: dict[str, frozenset[str]]  # anchor -> anchors a match of it can hide
+
+    def present(self, folded: str) -> set[str]:
+        """Exactly the pinned anchors that occur in ``folded``."""
+        if self.pattern is None:
+            return set()
+        found: set[str] = set()
+        unsure: set[str] = set()
+        for tail in set(self.pattern.findall(folded)):
+            anchors = self.by_tail[tail]
+            if len(anchors) == 1:
+                found.add(anchors[0])
+            else:
+                unsure.update(anchors)
+            for anchor in anchors:  # whichever of them matched may have hidden these
+                unsure |= self.neighbours[anchor]
+        found.update(anchor for anchor in unsure - found if anchor in folded)
+        return found
+
+
+def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> AnchorScan:
+    pivots = {}
+    for anchor in set(anchors):
+        index = max(range(len(anchor)), key=lambda i: frequency_rank(anchor[i]))
+        if frequency_rank(anchor[index]) >= min_rank:
+            pivots[anchor] = index
+    if not pivots:
+        return AnchorScan(None, frozenset(), {}, {})
+    by_pivot: dict[str, list[str]] = {}
+    by_tail: dict[str, list[str]] = {}
+    for anchor, index in sorted(pivots.items()):
+        by_pivot.setdefault(anchor[index], []).append(anchor)
+        by_tail.setdefault(anchor[index:], []).append(anchor)
+    branches = []
+    for pivot, pinned in sorted(by_pivot.items()):
+        tails = [_after_pivot(anchor, pivots[anchor]) for anchor in pinned]
+        branches.append(re.escape(pivot) + "(?:" + "|".join(tails) + ")")
+    return AnchorScan(
+        pattern=re.compile("(" + "|".join(branches) + ")"),
+        pinned=frozenset(pivots),
+        by_tail={tail: tuple(found) for tail, found in by_tail.items()},
+        neighbours={anchor: _hidden_by(anchor, pivots, by_pivot) for anchor in pivots},
+    )
+
+
+def _after_pivot(anchor: str, index: int) -> str:
+    behind = f"(?<={re.escape(anchor[:index + 1])})" if index else ""
+    return behind + re.escape(anchor[index + 1:])
+
+
+def _hidden_by(found: str, pivots: dict[str, int],
+               by_pivot: dict[str, list[str]]) -> frozenset[str]:
+    """Anchors whose pivot can fall inside a match of ``found`` (from its pivot to its end)
+    where they would agree with it on every character they share."""
+    pivot = pivots[found]
+    hidden = set()
+    for at in range(pivot, len(found)):
+        for other in by_pivot.get(found[at], ()):
+            offset = at - pivots[other]  # where ``other`` starts, in ``found``'s offsets
+            first, last = max(0, -offset), min(len(other), len(found) - offset)
+            if other != found and other[first:last] == found[offset + first:offset + last]:
+                hidden.add(other)
+    return frozenset(hidden)

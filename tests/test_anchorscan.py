@@ -1,0 +1,65 @@
+"""One scan finds exactly the pinned anchors that occur, however they overlap."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.engine.anchorscan import AnchorScan, build_scan
+from soulscan.engine.rulepack import builtin_packs, runtime_pack
+
+RUNTIME_ANCHORS = sorted({anchor for rule in runtime_pack().rules
+                          for group in (rule.anchors or ()) for anchor in group})
+ALL_ANCHORS = sorted({anchor for pack in builtin_packs() for rule in pack.rules
+                      for group in (rule.anchors or ()) for anchor in group})
+# Anchors that share pivots and tails and overlap one another.
+TANGLED = ["kk", "kkk", "akka", "ka", "ak", "vkv", "xkx", "kx", "xk", "ekke", "bkb", "kb"]
+
+
+@functools.cache
+def _scan(anchors: tuple[str, ...], min_rank: int) -> AnchorScan:
+    return build_scan(anchors, min_rank)
+
+
+def _exact(anchors: list[str], min_rank: int, text: str) -> None:
+    scan = _scan(tuple(anchors), min_rank)
+    assert scan.present(text) == {anchor for anchor in scan.pinned if anchor in text}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(RUNTIME_ANCHORS + [" ", "x", "k", "v"]), max_size=30).map("".join))
+def test_runtime_anchors_run_together(text: str) -> None:
+    for min_rank in (0, 11, 20):
+        _exact(RUNTIME_ANCHORS, min_rank, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TANGLED + ["a", "e", " "]), max_size=30).map("".join))
+def test_overlapping_anchors_with_shared_pivots(text: str) -> None:
+    _exact(TANGLED, 0, text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(ALL_ANCHORS), max_size=20).map(" ".join))
+def test_every_built_in_anchor(text: str) -> None:
+    _exact(ALL_ANCHORS, 20, text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    pytest.param("secret ecret", {"secret", "ecret"}, id="same-tail"),
+    pytest.param("kkk", {"kk", "kkk"}, id="prefix-at-the-same-pivot"),
+    pytest.param("xkx", {"xkx", "kx", "xk"}, id="hidden-inside-a-match"),
+    pytest.param("", set(), id="empty"),
+])
+def test_examples(text: str, expected: set[str]) -> None:
+    scan = build_scan(["secret", "ecret", "kk", "kkk", "xkx", "kx", "xk"], 0)
+    assert scan.present(text) == expected
+
+
+def test_only_anchors_with_a_rare_character_are_pinned() -> None:
+    scan = build_scan(["the", "network", "you"])
+    assert scan.pinned == {"network"}
+    assert build_scan(["the"]).present("the") == set()
