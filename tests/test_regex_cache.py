@@ -192,3 +192,15 @@ def test_one_process_writes_a_bounded_number_of_entries(cache_home: Path,
     for word in ("alpha", "beta", "gamma", "delta"):
         assert _from_disk(word, 0).search(f"an {word} here")
     assert len(_entries(cache_home)) == 2
+
+
+def test_a_full_entry_directory_is_emptied_before_new_entries(
+        cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(regex_cache, "MAX_ENTRIES_ON_DISK", 3)
+    for word in ("one", "two", "three"):
+        _from_disk(word, 0)
+    assert len(_entries(cache_home)) == 3
+    monkeypatch.setattr(regex_cache, "_written", [0])  # the next process
+    _from_disk("four", 0)
+    assert len(_entries(cache_home)) == 1
+    assert _from_disk("four", 0).search("twenty-four")

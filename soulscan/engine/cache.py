@@ -170,3 +170,26 @@ def persistent(function: F) -> F:
         return new[key]
 
     return memoised  # type: ignore[return-value]
+
+
+def make_room(subdirectory: str, limit: int) -> None:
+    """Empty ``subdirectory`` of the cache once it holds ``limit`` records or more.
+
+    For caches keyed by values that vary without end (regex programs built per text):
+    starting over keeps the directory bounded, and entries of older versions go too.
+    """
+    directory = _usable_dir()
+    if directory is None:
+        return
+    try:
+        with os.scandir(directory / subdirectory) as entries:
+            records = [entry.path for entry in entries if entry.name.endswith(".bin")]
+    except OSError:
+        return
+    if len(records) < limit:
+        return
+    for path in records:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

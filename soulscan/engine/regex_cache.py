@@ -33,6 +33,9 @@ _UNCACHEABLE_FLAGS = regex.DEBUG | regex.LOCALE
 # New entries one process writes at most: patterns built per text (a rule's live
 # branches) must not turn a big scan into a stream of cache writes.
 MAX_NEW_ENTRIES = 1024
+# Entries kept on disk: a process about to write its first entry empties the directory
+# when it holds this many (per-text patterns and older versions' entries do not pile up).
+MAX_ENTRIES_ON_DISK = 4096
 _written = [0]
 
 
@@ -87,6 +90,8 @@ def _through_cache(source: str, flags: int,
         return pattern
     pattern, arguments = _parse_capturing(parse, source)
     if arguments is not None and _written[0] < MAX_NEW_ENTRIES:
+        if _written[0] == 0:
+            cache.make_room(_SUBDIRECTORY, MAX_ENTRIES_ON_DISK)
         _written[0] += 1
         cache.store(name, arguments)
     return pattern
