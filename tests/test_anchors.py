@@ -9,7 +9,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine import anchors, pyre
+from soulscan.engine import anchors, matcher, pyre
 from soulscan.engine.matcher import PreparedText, rule_search
 from soulscan.engine.rulepack import builtin_packs, runtime_pack
 
@@ -98,3 +98,17 @@ def test_fold_covers_regex_case_insensitive_variants(char: str) -> None:
 )
 def test_regex_only_syntax_gets_no_anchors(pattern: str) -> None:
     assert anchors.extract_regex_anchors(pattern) is None
+
+
+@pytest.mark.parametrize("where", ["bmp", "astral"])
+def test_guard_characters_are_found_wherever_they_are(where: str) -> None:
+    guard = pyre.exactness_guard()
+    if guard is None:
+        pytest.skip("this interpreter's Unicode tables agree with regex's")
+    chars = sorted(matcher._guard_chars(guard))
+    picked = [ch for ch in chars if (ord(ch) > 0xFFFF) == (where == "astral")]
+    if not picked:
+        pytest.skip(f"no {where} guard character on this interpreter")
+    for ch in (picked[0], picked[len(picked) // 2], picked[-1]):
+        assert matcher.text_needs_exact(f"caf\u00e9 \U0001f600 {ch} x", guard)
+    assert not matcher.text_needs_exact("caf\u00e9 \U0001f600 \u4e2d x", guard)

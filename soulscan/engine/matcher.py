@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Iterator
 
 import regex
@@ -57,9 +58,35 @@ def _guard_chars(guard: str) -> frozenset[str]:
     return frozenset(chars)
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+@functools.cache
+def _guard_parts(guard: str) -> tuple[re.Pattern[str] | None, frozenset[str]]:
+    """The guard's BMP characters as one ``re`` set (a C bitmap test a character) and
+    its astral ones as a set (``re`` would test dozens of astral ranges a character)."""
+    chars = _guard_chars(guard)
+    bmp = sorted(ord(ch) for ch in chars if ord(ch) <= 0xFFFF)
+    ranges: list[list[int]] = []
+    for cp in bmp:
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp])
+    body = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in ranges)
+    return (re.compile(f"[{body}]") if body else None,
+            frozenset(ch for ch in chars if ord(ch) > 0xFFFF))
+
+
 def text_needs_exact(text: str, guard: str) -> bool:
     """Does ``text`` hold a character on which a rule's quick variant may differ?"""
-    return not text.isascii() and not _guard_chars(guard).isdisjoint(text)
+    if text.isascii():
+        return False
+    bmp, astral = _guard_parts(guard)
+    if bmp is not None and bmp.search(text) is not None:
+        return True
+    return bool(astral) and _ASTRAL.search(text) is not None and not astral.isdisjoint(
+        _ASTRAL.findall(text))
 
 
 class PreparedText:

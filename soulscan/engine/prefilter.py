@@ -90,9 +90,10 @@ class RuleSetGate:
     """A fixed set of gated rules, whose folded anchors are found by one scan of a text.
 
     The scan (``soulscan.engine.anchorscan``) answers exactly for the anchors it pins;
-    those answers seed the text's presence memo, and each rule's groups are reordered
-    so that the ones the scan answered come first: most rules are ruled out without
-    reading the text again.
+    each rule's groups are reordered so that the ones the scan answered come first. A
+    rule is looked at only when a member of its first group occurs: the scan's answers
+    plus one ``in`` per unpinned member of a first group pick those rules out, so a text
+    costs a few C-speed passes and no per-rule work for the rules it rules out.
     """
 
     def __init__(self, rules: Sequence[GatedRule]) -> None:
@@ -105,12 +106,34 @@ class RuleSetGate:
             if entry.groups and entry.rule.anchors_folded else entry
             for entry in rules
         )
+        # first-group member -> the rules (by index) it lets through; rules it cannot
+        # speak for (no anchors, or anchors on the unfolded text) are always looked at
+        self._opened_by: dict[str, list[int]] = {}
+        always = []
+        for index, entry in enumerate(self.rules):
+            if not entry.groups or not entry.rule.anchors_folded:
+                always.append(index)
+                continue
+            for anchor in entry.groups[0]:
+                self._opened_by.setdefault(anchor, []).append(index)
+        self._always = tuple(always)
+        self._unpinned_openers = tuple(sorted(set(self._opened_by) - pinned))
 
     def candidates(self, prepared: PreparedText) -> Iterator[GatedRule]:
-        """The rules whose anchors all occur in the prepared text."""
+        """The rules whose anchors all occur in the prepared text, in table order."""
+        folded = prepared.folded
+        present = self.scan.present(folded)
         if self.scan.pinned:
-            prepared.record_folded(self.scan.pinned, self.scan.present(prepared.folded))
-        for entry in self.rules:
+            prepared.record_folded(self.scan.pinned, present)
+        opened = set(self._always)
+        opened_by = self._opened_by
+        for anchor in present:
+            opened.update(opened_by.get(anchor, ()))
+        for anchor in self._unpinned_openers:
+            if anchor in folded:
+                opened.update(opened_by[anchor])
+        for index in sorted(opened):
+            entry = self.rules[index]
             if entry.may_match(prepared):
                 yield entry
 
