@@ -10,7 +10,6 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine.anchors import NON_ASCII
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.hardened import gate
 from soulscan.hardened.analyze import _spans, hardened_rules, view_gate
@@ -46,26 +45,6 @@ def test_split_alternatives(source: str, branches: list[str] | None) -> None:
 def test_verbose_and_v1_patterns_are_not_split() -> None:
     assert gate.split_alternatives("a|b", regex.VERBOSE) is None
     assert gate.split_alternatives("a|b", regex.V1) is None
-
-
-@pytest.mark.parametrize(
-    ("anchor", "spaced", "key"),
-    [
-        pytest.param(" ignore all ", True, (gate.WHOLE, "ignore"), id="words-whole"),
-        pytest.param(" ignore", True, (gate.HEAD, "ign"), id="words-head"),
-        pytest.param("ment ", True, (gate.TAIL, "ent"), id="words-tail"),
-        pytest.param("instru", True, None, id="words-inside-a-token"),
-        pytest.param("t tell", True, (gate.HEAD, "tel"), id="words-short-tail-piece"),
-        pytest.param("a.b", True, None, id="words-punctuation-never-keyed"),
-        pytest.param("/etc/passwd", False, (gate.WHOLE, "etc"), id="path-whole"),
-        pytest.param("os.environ", False, (gate.HEAD, "env"), id="dotted-head"),
-        pytest.param("curl", False, None, id="bare-word"),
-        pytest.param(NON_ASCII, False, None, id="non-ascii-marker"),
-        pytest.param("\u00e9t\u00e9 x", True, None, id="non-ascii-anchor"),
-    ],
-)
-def test_token_key(anchor: str, spaced: bool, key: tuple[int, str] | None) -> None:
-    assert gate.token_key(anchor, spaced) == key
 
 
 def _assert_gate_keeps_every_match(text: str, kind: str = "agents") -> None:

@@ -7,15 +7,15 @@ position. Here each top-level branch gets its own most selective requirement; a 
 when one of its branches meets its requirement, and then only with those branches: a branch
 whose anchors are absent cannot match anywhere in the text, so dropping it changes no match.
 
-Testing hundreds of anchors one `in` at a time costs more than the rules it spares, so on
-views with many anchors the text's tokens are collected once (one split) and an anchor whose
-spelling pins a whole token, or a token's first or last characters, is only searched for when
-that token key occurs.
+Each requirement is tested by one group of anchors (the one adding fewest searches), and each
+distinct anchor of a view is searched for once per text with `in`, a C-speed scan cheaper than
+any combined pattern; the tests are then set intersections.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -123,100 +123,103 @@ def _gate_rule(rule: Rule) -> GatedRule:
     return GatedRule(rule, tuple(branches), None, requirements)
 
 
-# A token key: (WHOLE, token), (HEAD, a token's first KEY_CHARS) or (TAIL, its last KEY_CHARS).
-KEY_CHARS = 3
-WHOLE, HEAD, TAIL = 0, 1, 2
-TokenKey = tuple[int, str]
-_ALNUM_RUN = regex.compile(r"[a-z0-9]+")
-_NOT_SPACED = regex.compile(r"[^a-z0-9 ]")
-_NOT_ALNUM = regex.compile(r"[^a-z0-9]")
-# Below this many anchors one `in` each is cheaper than collecting the tokens.
-MIN_KEYED_ANCHORS = 150
+# An anchor this long (spaces aside) rarely occurs by chance; `the`, `ur` pass on most texts.
+SELECTIVE = 4
+Test = tuple[frozenset[str], ...]  # every group needs a member in the text; () always passes
 
 
-def token_key(anchor: str, spaced: bool) -> TokenKey | None:
-    """A token key every text holding `anchor` holds, or None.
-
-    ``spaced``: the view's only separator is a space (the words view), and its tokens are
-    what a split on spaces gives; otherwise a token is a run of ASCII letters and digits.
-    A piece of the anchor between two separators is a whole token of the text; the piece
-    after its last separator starts a token, the piece before its first one ends a token.
-    """
-    if anchor == NON_ASCII or not anchor.isascii() or spaced and _NOT_SPACED.search(anchor):
-        return None
-    pieces = anchor.split(" ") if spaced else _NOT_ALNUM.split(anchor)
-    inner = max(pieces[1:-1], key=len, default="")
-    if inner:
-        return (WHOLE, inner)
-    if len(pieces) >= 2 and len(pieces[-1]) >= KEY_CHARS:
-        return (HEAD, pieces[-1][:KEY_CHARS])
-    if len(pieces) >= 2 and len(pieces[0]) >= KEY_CHARS:
-        return (TAIL, pieces[0][-KEY_CHARS:])
-    return None
+def _strength(group: frozenset[str]) -> int:
+    return min(min(len(anchor.strip()) for anchor in group), SELECTIVE)
 
 
-def _tokens(folded: str, spaced: bool) -> set[str]:
-    return set(folded.split(" ") if spaced else _ALNUM_RUN.findall(folded))
-
-
-def _token_keys(tokens: set[str]) -> tuple[set[str], set[str], set[str]]:
-    return tokens, {t[:KEY_CHARS] for t in tokens}, {t[-KEY_CHARS:] for t in tokens}
-
-
-# A group split for testing: its anchors that have a token key, and the ones to search for.
-Group = tuple[frozenset[str], tuple[str, ...]]
-Test = tuple[Group, ...] | None
-
-
-def _test(groups: Requirement, keyed: set[str]) -> Test:
-    """The groups worth testing: those whose every anchor has a token key (testing them
-    costs a set intersection), or else the single group with the fewest anchors to search."""
+def _cheapest(groups: Requirement, searched: set[str]) -> frozenset[str] | None:
+    """The group a requirement is tested by: a selective one that adds fewest substring
+    searches to `searched`, else the most selective. Testing fewer groups than a requirement
+    has is sound, and testing more costs more searches than it spares."""
     if not groups:
         return None
-
-    def searched(group: frozenset[str]) -> tuple[str, ...]:
-        return tuple(sorted(anchor for anchor in group if anchor not in keyed))
-
-    cheap = [group for group in groups if not searched(group)]
-    chosen = cheap or [min(groups, key=lambda group: len(searched(group)))]
-    return tuple((frozenset(group & keyed), searched(group)) for group in chosen)
+    return min(groups, key=lambda group: (-_strength(group), len(group - searched), sorted(group)))
 
 
-class _Presence(dict[str, bool]):
-    """Which anchors occur in one folded text; each is searched for at most once."""
+def _test(groups: Requirement, chosen: frozenset[str] | None, searched: set[str]) -> Test:
+    """The chosen group, and every other group whose anchors are searched for anyway."""
+    if not groups or chosen is None:
+        return ()
+    return (chosen, *sorted((g for g in groups if g != chosen and g <= searched), key=sorted))
 
-    def __init__(self, folded: str, possible: set[str], distinct_tokens: str | None) -> None:
-        super().__init__()
-        self.folded = folded
-        self.possible = possible  # keyed anchors whose token key occurs
-        # every distinct token once: an anchor inside one token occurs here iff in the text
-        self.distinct_tokens = distinct_tokens
 
-    def __missing__(self, anchor: str) -> bool:
-        if anchor == NON_ASCII:  # PreparedText appends it to a non-ASCII text
-            found = self.folded.endswith(NON_ASCII)
-        elif self.distinct_tokens is not None and _ALNUM_RUN.fullmatch(anchor):
-            found = anchor in self.distinct_tokens
-        else:
-            found = anchor in self.folded
-        self[anchor] = found
-        return found
+# Token keys. A token is what a split on spaces gives in the words view (its only separator)
+# and a run of ASCII letters and digits elsewhere. A piece of an anchor between two of its
+# separators is a whole token of any text holding the anchor; the piece after its last
+# separator starts a token, the piece before its first one ends a token.
+WHOLE, HEAD, TAIL = 0, 1, 2
+KEY_CHARS = 3  # a token's first or last characters kept as HEAD and TAIL keys
+TokenKey = tuple[int, str]
+_ALNUM_RUN = re.compile(r"[a-z0-9]+")  # ASCII only: `re` runs it faster than `regex`
+_NOT_SPACED = regex.compile(r"[^a-z0-9 ]")
+_NOT_ALNUM = regex.compile(r"[^a-z0-9]")
 
-    def meets(self, test: Test) -> bool:
-        if test is None:
-            return True
-        # plain loops: this runs for every branch of every rule on every text
-        for keyed, searched in test:
-            for anchor in keyed.intersection(self.possible) if keyed else ():
-                if self[anchor]:
-                    break
+
+def token_keys(anchor: str, spaced: bool) -> tuple[TokenKey, ...]:
+    """Every token key a text holding `anchor` holds (none for a piece of one token)."""
+    if anchor == NON_ASCII or not anchor.isascii() or spaced and _NOT_SPACED.search(anchor):
+        return ()
+    pieces = anchor.split(" ") if spaced else _NOT_ALNUM.split(anchor)
+    if len(pieces) < 2:
+        return ()
+    keys = [(WHOLE, piece) for piece in pieces[1:-1] if piece]
+    if len(pieces[-1]) >= KEY_CHARS:
+        keys.append((HEAD, pieces[-1][:KEY_CHARS]))
+    if len(pieces[0]) >= KEY_CHARS:
+        keys.append((TAIL, pieces[0][-KEY_CHARS:]))
+    # the longest whole token first: it is the rarest, and it indexes the anchor
+    return tuple(sorted(keys, key=lambda key: (key[0] != WHOLE, -len(key[1]), key)))
+
+
+class _AnchorFinder:
+    """Which of a fixed set of anchors occur in a folded text.
+
+    Each anchor costs one substring search, which ordinary prose pays hundreds of times over.
+    An anchor with token keys is only searched for when the text holds all its keys (set
+    lookups after one split into tokens); an anchor inside one token is searched for in the
+    text's distinct tokens, which hold it exactly when the text does and are shorter.
+    """
+
+    def __init__(self, anchors: Sequence[str], spaced: bool) -> None:
+        self.spaced = spaced
+        self.by_key: dict[TokenKey, list[tuple[str, tuple[TokenKey, ...]]]] = {}
+        self.in_one_token: list[str] = []
+        self.elsewhere: list[str] = []
+        for anchor in anchors:
+            keys = token_keys(anchor, spaced)
+            if keys:
+                self.by_key.setdefault(keys[0], []).append((anchor, keys[1:]))
+            elif _ALNUM_RUN.fullmatch(anchor):
+                self.in_one_token.append(anchor)
             else:
-                for anchor in searched:
-                    if self[anchor]:
-                        break
-                else:
-                    return False
-        return True
+                self.elsewhere.append(anchor)
+        self.keys = tuple(
+            frozenset(key for kind_, key in self.by_key if kind_ == kind) for kind in (WHOLE, HEAD, TAIL)
+        )
+
+    def present(self, folded: str) -> set[str]:
+        found = {anchor for anchor in self.elsewhere if anchor in folded}
+        if folded.endswith(NON_ASCII):  # where PreparedText puts it
+            found.add(NON_ASCII)
+        if not self.by_key and not self.in_one_token:
+            return found
+        tokens = set(folded.split(" ") if self.spaced else _ALNUM_RUN.findall(folded))
+        distinct = " ".join(tokens)
+        found.update(anchor for anchor in self.in_one_token if anchor in distinct)
+        if not self.by_key:
+            return found
+        held = (tokens, {t[:KEY_CHARS] for t in tokens}, {t[-KEY_CHARS:] for t in tokens})
+        for kind, keys in enumerate(self.keys):
+            for key in keys.intersection(held[kind]):
+                for anchor, others in self.by_key[(kind, key)]:
+                    if all(other[1] in held[other[0]] for other in others) and anchor in folded:
+                        found.add(anchor)
+        return found
 
 
 class ViewGate:
@@ -224,65 +227,50 @@ class ViewGate:
 
     def __init__(self, rules: Sequence[Rule], view: str) -> None:
         gated = [gated_rule(rule) for rule in rules]
-        anchors = {
-            anchor
-            for rule in gated
-            for groups in (rule.whole, *rule.requirements)
-            if groups is not None
-            for group in groups
-            for anchor in group
-        }
-        self._spaced = view == "words"
-        self._keyed: dict[TokenKey, list[str]] = {}
-        if len(anchors) >= MIN_KEYED_ANCHORS:
-            for anchor in sorted(anchors):
-                key = token_key(anchor, self._spaced)
-                if key is not None:
-                    self._keyed.setdefault(key, []).append(anchor)
-        keyed = {anchor for members in self._keyed.values() for anchor in members}
-        # Branches often share a test (the same verbs, the same script): each is run once.
+        # Requirements with the fewest choices pick first; later ones prefer the anchors
+        # already searched for.
+        requirements = sorted(
+            {groups for rule in gated for groups in (rule.whole, *rule.requirements) if groups},
+            key=lambda groups: (min(map(len, groups)), sorted(map(sorted, groups))),
+        )
+        searched: set[str] = set()
+        chosen: dict[Requirement, frozenset[str] | None] = {None: None}
+        for groups in requirements:
+            chosen[groups] = _cheapest(groups, searched)
+            searched |= chosen[groups] or set()
+        # Branches often share a test (the same verbs, the same script): each runs once.
         tests: dict[Test, int] = {}
 
         def number(groups: Requirement) -> int:
-            return tests.setdefault(_test(groups, keyed), len(tests))
+            return tests.setdefault(_test(groups, chosen[groups], searched), len(tests))
 
         self.rules = tuple(
             (rule, number(rule.whole), tuple(number(groups) for groups in rule.requirements))
             for rule in gated
         )
         self._tests = tuple(tests)
-        self._keys = tuple(
-            frozenset(key[1] for key in self._keyed if key[0] == kind) for kind in (WHOLE, HEAD, TAIL)
-        )
-
-    def presence(self, folded: str) -> _Presence:
-        if not self._keyed:
-            return _Presence(folded, set(), None)
-        tokens = _tokens(folded, self._spaced)
-        possible: set[str] = set()
-        for kind, (keys, present) in enumerate(zip(self._keys, _token_keys(tokens))):
-            for key in keys.intersection(present):
-                possible.update(self._keyed[(kind, key)])
-        return _Presence(folded, possible, " ".join(tokens))
+        self._finder = _AnchorFinder(sorted(searched - {NON_ASCII}), spaced=view == "words")
 
     def live(self, prepared: PreparedText) -> dict[str, regex.Pattern[str]]:
         """Rule id -> the pattern of its possible branches, for each rule that can match."""
-        presence = self.presence(prepared.folded)
-        passed: dict[int, bool] = {}
+        present = self._finder.present(prepared.folded)
+        passed = [
+            not test[0].isdisjoint(present) and all(not g.isdisjoint(present) for g in test[1:])
+            if test
+            else True
+            for test in self._tests
+        ]
         result = {}
         for gated, whole, tests in self.rules:
-            if whole not in passed:
-                passed[whole] = presence.meets(self._tests[whole])
             if not passed[whole]:
                 continue
-            for test in tests:
-                if test not in passed:
-                    passed[test] = presence.meets(self._tests[test])
             alive = tuple(index for index, test in enumerate(tests) if passed[test])
             if not alive:
                 continue
             if len(alive) == len(gated.branches):
                 result[gated.rule.id] = gated.rule.compiled
+            elif len(alive) == 1:
+                result[gated.rule.id] = _compiled(gated.branches[alive[0]], gated.rule.regex_flags)
             else:
                 source = "|".join(gated.branches[index] for index in alive)
                 result[gated.rule.id] = _compiled(source, gated.rule.regex_flags)

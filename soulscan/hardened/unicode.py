@@ -13,6 +13,7 @@ A run of only two alternating invisible characters (e.g. U+2062/U+2064) is read 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -48,6 +49,8 @@ _GRAPHEME = regex.compile(r"\X")
 _SUSPECT = regex.compile(
     r"[\p{Default_Ignorable_Code_Point}\p{Cf}\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u2800\U000E0000-\U000E007F]"
 )
+# The ASCII members of `_SUSPECT` (no Default_Ignorable or Cf character is ASCII), for `re`.
+_ASCII_SUSPECT = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _EMOJI = regex.compile(
     r"[\p{Extended_Pictographic}\p{Emoji}\p{Emoji_Modifier}\p{Regional_Indicator}]"
 )
@@ -185,12 +188,12 @@ def _classify(char: str) -> str:
 def _suspects(text: str) -> list[tuple[int, str]]:
     """(index, class) for each character that renders as nothing and is not a legit emoji part."""
     found: list[tuple[int, str]] = []
-    if not _SUSPECT.search(text):
-        return found
     if text.isascii():
         # Every ASCII cluster is one character (or CR LF, never suspect), and no ASCII
         # character is part of an emoji: each suspect stands alone.
-        return [(match.start(), _classify(match.group())) for match in _SUSPECT.finditer(text)]
+        return [(m.start(), _classify(m.group())) for m in _ASCII_SUSPECT.finditer(text)]
+    if not _SUSPECT.search(text):
+        return found
     for cluster_match in _GRAPHEME.finditer(text):
         cluster = cluster_match.group()
         if not _SUSPECT.search(cluster):
