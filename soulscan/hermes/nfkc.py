@@ -143,7 +143,7 @@ def nfkc(text: str) -> str:
 def _decomposed(text: str) -> str:
     """NFKD before canonical reordering: each character's own full decomposition."""
     table = {}
-    for ch in set(text):
+    for ch in _distinct(text):
         decomposition = unicodedata.normalize("NFKD", ch)
         if decomposition != ch:
             table[ord(ch)] = decomposition
