@@ -58,14 +58,26 @@ Replacement = Callable[[Match], str]
 
 
 def rewrite(
-    view: View, name: str, pattern: regex.Pattern[str] | re.Pattern[str], replace: Replacement
+    view: View,
+    name: str,
+    pattern: regex.Pattern[str] | re.Pattern[str],
+    replace: Replacement | str,
 ) -> View:
-    """Replace every match of `pattern`.
+    """Replace every match of `pattern` (by `replace(match)`, or by `replace` itself).
 
     A same-length replacement keeps the per-character mapping; otherwise every replacement
     character maps to the whole matched span. The text is built by one `sub` pass; the offset
     tables are only rebuilt, by slices, around replacements that change the length.
     """
+    if isinstance(replace, str):
+        # A fixed replacement needs no call per match: `sub` copies it in C, and the spans
+        # whose length changes are collected by one more scan.
+        spans = [match.span() for match in pattern.finditer(view.text)]
+        if not spans:
+            return View(name, view.text, view.starts, view.ends)
+        text = pattern.sub(replace.replace("\\", "\\\\"), view.text)  # a template: escape `\`
+        size = len(replace)
+        return _remapped(view, name, text, [(a, b, size) for a, b in spans if b - a != size])
     resized: list[tuple[int, int, int]] = []  # (start, end, new length) of length changes
 
     def record(match: Match) -> str:
@@ -75,7 +87,11 @@ def rewrite(
             resized.append((a, b, len(new)))
         return new
 
-    text = pattern.sub(record, view.text)
+    return _remapped(view, name, pattern.sub(record, view.text), resized)
+
+
+def _remapped(view: View, name: str, text: str, resized: list[tuple[int, int, int]]) -> View:
+    """The view of `text`, made from `view` by the (start, end, new length) replacements."""
     if not resized:
         return View(name, text, view.starts, view.ends)
     old_starts, old_ends = view.starts, view.ends
@@ -101,6 +117,9 @@ _ENTITY = regex.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0
 _INVISIBLE = regex.compile(
     r"[\p{Default_Ignorable_Code_Point}\p{Cf}\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2800]+"
 )
+# The ASCII members of `_INVISIBLE` (no Default_Ignorable or Cf character is ASCII), for `re`:
+# an ASCII text is scanned several times faster without the Unicode property tables.
+_ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
 _NON_ASCII = regex.compile(r"[^\x00-\x7f]")
 _COMBINING_AFTER_NFKC = regex.compile(r"[\p{Mn}\p{Me}]+")
 _NON_ASCII_WORD = regex.compile(r"[\p{L}\p{N}]*[^\x00-\x7f][\p{L}\p{N}]*")
@@ -116,6 +135,9 @@ _JOINERS = regex.compile(r"[*`~'\u2019\u02bc]+")
 # Every run of separators becomes one space; a run that already is one space is skipped, so
 # ordinary prose costs no replacement per word.
 _SEPARATORS = regex.compile(r"[^\p{L}\p{N} ][^\p{L}\p{N}]*| [^\p{L}\p{N}]+")
+# The same two passes for an ASCII text, on `re` (letters and digits of ASCII are [A-Za-z0-9]).
+_ASCII_JOINERS = re.compile(r"[*`~']+")
+_ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9 ][^A-Za-z0-9]*| [^A-Za-z0-9]+")
 
 
 def _decode_entity(match: Match) -> str:
@@ -177,11 +199,12 @@ def skeleton_view(raw: View) -> View:
     view = raw
     if "&" in view.text:
         view = rewrite(view, "skeleton", _ENTITY, _decode_entity)
-    view = rewrite(view, "skeleton", _INVISIBLE, lambda m: "")
+    invisible = _ASCII_INVISIBLE if view.text.isascii() else _INVISIBLE
+    view = rewrite(view, "skeleton", invisible, "")
     if not view.text.isascii():
         view = rewrite(view, "skeleton", _NON_ASCII, _nfkc_char)
     if not view.text.isascii():
-        view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, lambda m: "")
+        view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
     view = _lower(view, "skeleton")
     if not view.text.isascii() and _CONFUSABLE.search(view.text):
         view = rewrite(view, "skeleton", _NON_ASCII_WORD, _fold_word)
@@ -233,14 +256,14 @@ def _markup(view: View) -> View:
     """Tags and empty comments removed; only a text with a `<` can hold any."""
     if "<" not in view.text:
         return view
-    view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
-    return rewrite(view, "words", _EMPTY_COMMENT, lambda m: "")
+    view = rewrite(view, "words", _INLINE_TAG, "")
+    return rewrite(view, "words", _EMPTY_COMMENT, "")
 
 
 def _line_break_hyphens(view: View) -> View:
     if "-" not in view.text or "\n" not in view.text:
         return view
-    return rewrite(view, "words", _LINE_BREAK_HYPHEN, lambda m: "")
+    return rewrite(view, "words", _LINE_BREAK_HYPHEN, "")
 
 
 def words_view(skeleton: View) -> View:
@@ -248,16 +271,17 @@ def words_view(skeleton: View) -> View:
     # the separator pass.
     view = skeleton
     if "<" in view.text:
-        view = rewrite(view, "words", _BLOCK_TAG, lambda m: " ")
-        view = rewrite(view, "words", _INLINE_TAG, lambda m: "")
+        view = rewrite(view, "words", _BLOCK_TAG, " ")
+        view = rewrite(view, "words", _INLINE_TAG, "")
         # A second pass: removing `<b></b>` from `<<b></b>/b>` leaves a tag behind.
         view = _markup(view)
     view = _line_break_hyphens(view)
-    view = rewrite(view, "words", _JOINERS, lambda m: "")
+    ascii_only = view.text.isascii()  # no pass below adds a non-ASCII character
+    view = rewrite(view, "words", _ASCII_JOINERS if ascii_only else _JOINERS, "")
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
     view = _markup(_line_break_hyphens(view))
-    view = rewrite(view, "words", _SEPARATORS, lambda m: " ")
+    view = rewrite(view, "words", _ASCII_SEPARATORS if ascii_only else _SEPARATORS, " ")
     if _LEET_HINT.search(view.text):
         view = rewrite(view, "words", _LEET_WORD, _unleet)
     if not view.text:
@@ -269,9 +293,9 @@ def words_view(skeleton: View) -> View:
         text, starts, ends = text + " ", (*starts, ends[-1]), (*ends, ends[-1])
     view = View("words", text, starts, ends)
     if not _FILLER_SET.isdisjoint(text.split(" ")):
-        view = rewrite(view, "words", _FILLER, lambda m: "")
+        view = rewrite(view, "words", _FILLER, "")
     if " now " in view.text:
-        view = rewrite(view, "words", _FILLER_NOW, lambda m: "")
+        view = rewrite(view, "words", _FILLER_NOW, "")
     return view
 
 
