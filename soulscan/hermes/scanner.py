@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import gc
 import itertools
 import operator
 import re
@@ -179,7 +180,15 @@ def _invisible_matches(text: str) -> list[RuntimeMatch]:
     ids = map(_invisible_ids().__getitem__, map(text.__getitem__, starts))
     ends = map(operator.add, starts, itertools.repeat(1))
     rows = zip(ids, itertools.repeat(None), starts, ends)
-    return list(map(tuple.__new__, itertools.repeat(RuntimeMatch), rows))
+    # Cycle collections triggered by a million new tuples (which hold no cycle) would
+    # re-scan every one of them, twice the cost of building them.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return list(map(tuple.__new__, itertools.repeat(RuntimeMatch), rows))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 @functools.cache
