@@ -68,7 +68,15 @@ def _private(directory: Path) -> bool:
 
 
 def _usable_dir() -> Path | None:
-    if os.environ.get("SOULSCAN_NO_CACHE"):
+    environ = os.environ
+    return _usable_dir_for(environ.get("SOULSCAN_NO_CACHE"), environ.get("SOULSCAN_CACHE_DIR"),
+                           environ.get("XDG_CACHE_HOME"), environ.get("HOME"))
+
+
+@functools.cache
+def _usable_dir_for(no_cache: str | None, *where: str | None) -> Path | None:
+    """Once per setting of the variables that choose the directory (a scan asks often)."""
+    if no_cache:
         return None
     directory = cache_dir()
     return directory if _private(directory) else None
