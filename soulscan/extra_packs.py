@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from soulscan.engine.matcher import rule_finditer
-from soulscan.engine.rulepack import Rule, builtin_packs, load_pack
 from soulscan.errors import RulePackError
-from soulscan.hardened.views import VIEW_NAMES, Views
+
+if TYPE_CHECKING:
+    from soulscan.engine.rulepack import Rule
 
 
 @functools.cache
@@ -23,6 +24,10 @@ def extra_rules(paths: tuple[str, ...]) -> tuple[Rule, ...]:
     """The rules of the given pack files, validated once per process."""
     if not paths:
         return ()
+    # Imported here: most projects name no pack, and a runtime-profile scan needs no views.
+    from soulscan.engine.rulepack import builtin_packs, load_pack
+    from soulscan.hardened.views import VIEW_NAMES
+
     builtin_ids = {rule.id for pack in builtin_packs() for rule in pack.rules}
     rules: list[Rule] = []
     seen: set[str] = set()
@@ -46,6 +51,9 @@ def extra_matches(text: str, kind: str, paths: tuple[str, ...]) -> Iterator[tupl
     rules = [rule for rule in extra_rules(paths) if not rule.kinds or kind in rule.kinds]
     if not rules:
         return
+    from soulscan.engine.matcher import rule_finditer
+    from soulscan.hardened.views import Views
+
     views = Views(text)
     for rule in rules:
         view = views.get(rule.view)
