@@ -82,6 +82,15 @@ def test_a_json_scan_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
     assert [name for name in NOT_ON_THE_JSON_PATH if _loaded(modules, name)] == []
 
 
+def test_a_runtime_profile_scan_imports_no_hardened_analyser(tmp_path: Path) -> None:
+    modules = _modules_after(tmp_path, "scan", "AGENTS.md", "--format", "json",
+                             "--profile", "runtime")
+    hardened = {"soulscan.hardened.analyze", "soulscan.hardened.views", "soulscan.hardened.decode",
+                "soulscan.hardened.unicode", "soulscan.hardened.confusables_data"}
+    assert "soulscan.hermes.scanner" in modules
+    assert sorted(hardened & modules) == []
+
+
 def test_the_text_report_does_import_rich(tmp_path: Path) -> None:
     """The probe can tell: the text reporter needs rich, and it is there."""
     modules = _modules_after(tmp_path, "scan", "AGENTS.md", "--format", "text")
