@@ -247,3 +247,10 @@ def test_the_key_follows_the_text_and_the_trust() -> None:
     assert pack_cache.cache_name(text, trusted=False) != pack_cache.cache_name(text + " ",
                                                                               trusted=False)
     assert pack_cache.cache_name(text, trusted=False) != pack_cache.cache_name(text, trusted=True)
+
+
+def test_a_pack_loads_uncached_when_the_loader_has_no_sources(
+        cache_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pack_cache, "_code_digest", lambda: None)
+    assert load_pack(_write(tmp_path)).rules[0].id == "SSX001"
+    assert _entries(cache_home) == []

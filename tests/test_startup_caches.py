@@ -5,6 +5,8 @@ Each case runs fresh processes (the caches live for a process and are saved at e
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import os
 import subprocess
 import sys
@@ -117,8 +119,13 @@ def test_a_cache_dir_others_can_write_is_not_used(tmp_path: Path,
     monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
     cache.store("planted.bin", {"rules": []})
     assert list(shared.iterdir()) == []
-    (shared / "planted.bin").write_bytes(b"")  # whatever is there is not read either
+    body = marshal.dumps({"rules": []})  # a well-sealed record someone else put there
+    (shared / "planted.bin").write_bytes(cache.MAGIC + hashlib.sha256(body).digest() + body)
     assert cache.load("planted.bin") is None
+    shared.chmod(0o700)
+    cache._usable_dir_for.cache_clear()
+    cache._private.cache_clear()
+    assert cache.load("planted.bin") == {"rules": []}  # the same record, in a private dir
 
 
 def test_a_cache_dir_it_creates_is_private(tmp_path: Path,

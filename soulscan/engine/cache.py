@@ -148,11 +148,11 @@ def persistent(function: F) -> F:
     new: dict[Any, Any] = {}
     name_parts = (function.__module__, function.__qualname__)
 
-    def record_name() -> str:
+    def record_name() -> str | None:
         try:
             code = source.read_bytes()
         except OSError:
-            code = b""
+            return None  # no source to key the memo by: remember within this process only
         return f"memo-{environment_key('memo 1', *name_parts, code)}.bin"
 
     def save(name: str) -> None:
@@ -167,9 +167,10 @@ def persistent(function: F) -> F:
         nonlocal memo
         if memo is None:
             name = record_name()
-            stored = load(name)
+            stored = None if name is None else load(name)
             memo = stored if isinstance(stored, dict) else {}
-            atexit.register(save, name)
+            if name is not None:
+                atexit.register(save, name)
         key = tuple(int(a) if isinstance(a, int) else a for a in arguments)  # flags: plain
         if key in memo:
             return memo[key]

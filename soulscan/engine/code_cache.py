@@ -19,7 +19,7 @@ import builtins
 import dataclasses
 import sys
 import types
-from typing import Any
+from typing import Any, TypeGuard
 
 from soulscan.engine import cache
 
@@ -39,13 +39,13 @@ class _CompiledMethods:
 
     def __call__(self, source: Any, globals: Any = None, locals: Any = None) -> None:
         if not isinstance(source, str):
-            builtins.exec(source, globals, locals)
+            builtins.exec(source, globals, locals)  # noqa: S102 - dataclasses' own exec, passed on
             return
         code = self.known.get(source) or self.new.get(source)
         if code is None:
             # dataclasses has no __future__ imports: compile as its own exec would.
             code = self.new[source] = compile(source, "<string>", "exec", dont_inherit=True)
-        builtins.exec(code, globals, locals)
+        builtins.exec(code, globals, locals)  # noqa: S102 - the code dataclasses wrote
 
     def save(self) -> None:
         if not self.new:
@@ -56,7 +56,7 @@ class _CompiledMethods:
         self.new = {}
 
 
-def _is_code_table(value: Any) -> bool:
+def _is_code_table(value: Any) -> TypeGuard[dict[str, types.CodeType]]:
     return isinstance(value, dict) and all(
         isinstance(source, str) and isinstance(code, types.CodeType)
         for source, code in value.items())

@@ -31,15 +31,20 @@ class _Malformed(ValueError):
 
 
 @functools.cache
-def _code_digest() -> bytes:
+def _code_digest() -> bytes | None:
     here = Path(__file__).parent
-    return b"\0".join((here / name).read_bytes() for name in _CODE_FILES)
+    try:
+        return b"\0".join((here / name).read_bytes() for name in _CODE_FILES)
+    except OSError:
+        return None  # installed without sources: nothing to key a cached pack by
 
 
-def cache_name(pack_text: str, *, trusted: bool) -> str:
-    """The cache file of a pack with this text, loaded as built-in or not."""
-    key = cache.environment_key(f"format {FORMAT}", f"trusted {trusted}", _code_digest(),
-                                pack_text)
+def cache_name(pack_text: str, *, trusted: bool) -> str | None:
+    """The cache file of a pack with this text, loaded as built-in or not (None: no cache)."""
+    code = _code_digest()
+    if code is None:
+        return None
+    key = cache.environment_key(f"format {FORMAT}", f"trusted {trusted}", code, pack_text)
     return f"rulepack-{key}.bin"
 
 

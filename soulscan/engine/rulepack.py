@@ -251,11 +251,13 @@ def load_pack(path: str | os.PathLike[str], *, trusted: bool = False) -> RulePac
     reader = _PackReader(Path(path))
     raw_text = reader.read_text()
     cache_name = pack_cache.cache_name(raw_text, trusted=trusted)
-    cached = pack_cache.from_data(cache.load(cache_name), reader.path, trusted=trusted)
-    if cached is not None:
-        return cached
+    if cache_name is not None:
+        cached = pack_cache.from_data(cache.load(cache_name), reader.path, trusted=trusted)
+        if cached is not None:
+            return cached
     pack = _parse_pack(reader, reader.parse(raw_text), trusted)
-    cache.store(cache_name, pack_cache.to_data(pack))
+    if cache_name is not None:
+        cache.store(cache_name, pack_cache.to_data(pack))
     return pack
 
 
