@@ -10,6 +10,7 @@ older format) is treated as a miss and the pack is parsed again.
 from __future__ import annotations
 
 import functools
+import hashlib
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,9 +35,10 @@ class _Malformed(ValueError):
 def _code_digest() -> bytes | None:
     here = Path(__file__).parent
     try:
-        return b"\0".join((here / name).read_bytes() for name in _CODE_FILES)
+        sources = b"\0".join((here / name).read_bytes() for name in _CODE_FILES)
     except OSError:
         return None  # installed without sources: nothing to key a cached pack by
+    return hashlib.sha256(sources).digest()  # hashed once, not once a pack
 
 
 def cache_name(pack_text: str, *, trusted: bool) -> str | None:
