@@ -123,8 +123,6 @@ class RuleSetGate:
         """The rules whose anchors all occur in the prepared text, in table order."""
         folded = prepared.folded
         present = self.scan.present(folded)
-        if self.scan.pinned:
-            prepared.record_folded(self.scan.pinned, present)
         opened = set(self._always)
         opened_by = self._opened_by
         for anchor in present:
@@ -132,6 +130,8 @@ class RuleSetGate:
         for anchor in self._unpinned_openers:
             if anchor in folded:
                 opened.update(opened_by[anchor])
+        if opened and self.scan.pinned:
+            prepared.record_folded(self.scan.pinned, present)
         for index in sorted(opened):
             entry = self.rules[index]
             if entry.may_match(prepared):

@@ -35,6 +35,7 @@ import regex
 
 PIECE = 2048  # aim for pieces of about this size
 LONG_MARK_RUN = 32  # from this many marks in a row, CPython's reordering gets slow
+SHORT_TEXT = 2048  # at worst a few milliseconds of reordering: not worth looking for runs
 MAX_PIECE = 8192  # never normalise a longer run in one call
 
 
@@ -135,7 +136,7 @@ def nfkc(text: str) -> str:
     """Exactly ``unicodedata.normalize("NFKC", text)``, in linear time."""
     if text.isascii() or unicodedata.is_normalized("NFKC", text):
         return text
-    if not _has_long_mark_run(text):
+    if len(text) <= SHORT_TEXT or not _has_long_mark_run(text):
         return unicodedata.normalize("NFKC", text)
     return unicodedata.normalize("NFC", _canonical_order(_decomposed(text)))
 
