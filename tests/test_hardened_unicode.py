@@ -69,3 +69,49 @@ def test_one_finding_per_run_with_original_offsets() -> None:
 )
 def test_legitimate_sequences_are_quiet(text: str) -> None:
     assert analyse_unicode(text) == []
+
+
+def _suspects_walking_every_cluster(text: str) -> list[tuple[int, str]]:
+    """The plain algorithm `_suspects` shortcuts: every cluster, every character."""
+    from soulscan.hardened import unicode
+
+    found = []
+    for cluster_match in unicode._GRAPHEME.finditer(text):
+        cluster, base = cluster_match.group(), cluster_match.start()
+        for offset, char in enumerate(cluster):
+            if unicode._SUSPECT.match(char) and not unicode._legit_in_emoji(
+                text, base + offset, cluster
+            ):
+                found.append((base + offset, unicode._classify(char)))
+    return found
+
+
+_PIECES = [
+    "plain words ", "x" * 70, "\r\n", "\r", "\u200d", "\ufe0f", "\ufe0e", "\U0001f468\u200d\U0001f469",
+    "1\ufe0f\u20e3", "\U0001f1e9\U0001f1ea", "\U0001f1e9", "\U0001f3f4" + TAGS + "\U000e007f",
+    "\u0628\u200c\u0628", "e\u0301", "\u0600", "\ufeff", "\x07", "\x85", "\u00e9\x85\u00e9",
+    "\u2062\u2064", "\u0915\u094d\u200d", "\U000e0100",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_suspects_match_a_walk_over_every_cluster(seed: int) -> None:
+    import random
+
+    from soulscan.hardened.unicode import _suspects
+
+    rng = random.Random(seed)
+    text = "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 60)))
+    assert _suspects(text) == _suspects_walking_every_cluster(text)
+
+
+def test_homoglyph_words_in_long_letter_runs() -> None:
+    """Look-alike words are cut from their own letter run, however long the runs around."""
+    text = "a" * 100_000 + " p\u0430ssword " + "b" * 100_000 + "\u0430"
+    found = [
+        (i.start, i.end, i.decoded)
+        for i in analyse_unicode(text)
+        if i.kind == "mixed-script-homoglyph"
+    ]
+    # a run is cut into words of at most 64 letters from its start: the last one holds the `а`
+    assert found == [(100_001, 100_009, "password"), (199_978, 200_011, "b" * 32 + "a")]

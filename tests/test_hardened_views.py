@@ -85,3 +85,19 @@ def test_unknown_view_is_an_error() -> None:
 )
 def test_words_view_reads_leetspeak(text: str, words: str) -> None:
     assert apply_view("words", text) == words
+
+
+def test_nfkc_passes_call_for_every_character_nfkc_changes() -> None:
+    """The nfkc and skeleton views only normalise characters `_NFKC_MAY_CHANGE` matches:
+    every other code point must be its own NFKC form (regex's and unicodedata's tables)."""
+    import unicodedata
+
+    from soulscan.hardened.views import _NFKC_MAY_CHANGE
+
+    changed_but_skipped = [
+        hex(code)
+        for code in range(0x110000)
+        if not _NFKC_MAY_CHANGE.match(chr(code))
+        and unicodedata.normalize("NFKC", chr(code)) != chr(code)
+    ]
+    assert changed_but_skipped == []

@@ -264,8 +264,9 @@ def _demote_quoted(text: str, matches: list[HardenedMatch]) -> list[HardenedMatc
     regions = QuotedRegions(text)
     quoted_rule = _rule_by_id(QUOTED_RULE_ID)
     result = []
+    candidate_ids = {id(match) for match in candidates}  # `in` a list compares field by field
     for match in matches:
-        if match in candidates and regions.contains(match.start, match.end):
+        if id(match) in candidate_ids and regions.contains(match.start, match.end):
             match = HardenedMatch(
                 quoted_rule,
                 match.start,

@@ -76,9 +76,8 @@ _FOREIGN_LOOKALIKE = frozenset(cp for cp in TO_ASCII if not regex.match(r"\p{Lat
 _ANY_FOREIGN_LOOKALIKE = regex.compile(
     "[" + "".join(regex.escape(chr(cp)) for cp in sorted(_FOREIGN_LOOKALIKE)) + "]"
 )
-_LOOKALIKE_RUN = regex.compile(
-    r"[\p{L}\p{M}]*[" + "".join(regex.escape(chr(cp)) for cp in sorted(_FOREIGN_LOOKALIKE)) + r"][\p{L}\p{M}]*"
-)
+_NOT_LETTER_OR_MARK = regex.compile(r"[^\p{L}\p{M}]")
+_NOT_LETTER_OR_MARK_BACKWARDS = regex.compile(r"(?r)[^\p{L}\p{M}]")
 _STACKED = regex.compile(r"(?:[\x21-\x7e\p{Latin}][\p{Mn}\p{Me}]{3,32}[ ]?){2,65536}")
 # What every stacked run holds: a cheap scan spares the stacked pattern on ordinary text.
 _THREE_MARKS = regex.compile(r"[\p{Mn}\p{Me}]{3}")
@@ -185,6 +184,24 @@ def _classify(char: str) -> str:
     return INVISIBLE
 
 
+_MAX_WALK = 64  # clusters further apart than this are not walked one by one
+
+
+def _boundary_before(text: str, index: int, floor: int) -> int:
+    """A grapheme cluster boundary in (floor, index], or `floor`.
+
+    Two ASCII characters other than CR LF always have a boundary between them: no ASCII
+    character extends, joins, prepends or is a regional indicator or pictograph (UAX #29).
+    """
+    position = index
+    while position > floor and position > index - _MAX_WALK:
+        before, at = text[position - 1], text[position]
+        if before.isascii() and at.isascii() and not (before == "\r" and at == "\n"):
+            return position
+        position -= 1
+    return floor
+
+
 def _suspects(text: str) -> list[tuple[int, str]]:
     """(index, class) for each character that renders as nothing and is not a legit emoji part."""
     found: list[tuple[int, str]] = []
@@ -192,16 +209,33 @@ def _suspects(text: str) -> list[tuple[int, str]]:
         # Every ASCII cluster is one character (or CR LF, never suspect), and no ASCII
         # character is part of an emoji: each suspect stands alone.
         return [(m.start(), _classify(m.group())) for m in _ASCII_SUSPECT.finditer(text)]
-    if not _SUSPECT.search(text):
-        return found
-    for cluster_match in _GRAPHEME.finditer(text):
-        cluster = cluster_match.group()
-        if not _SUSPECT.search(cluster):
-            continue
-        base = cluster_match.start()
-        for offset, char in enumerate(cluster):
-            if _SUSPECT.match(char) and not _legit_in_emoji(text, base + offset, cluster):
-                found.append((base + offset, _classify(char)))
+    # Only the clusters holding a suspect are looked at, found from the suspects (the walk
+    # just advances past the others). Whether a suspect is legit depends on its cluster and
+    # the characters either side of it, so repeated clusters (emoji) are judged once.
+    judged: dict[tuple[str, str, str, bool], list[tuple[int, str]]] = {}
+    clusters = _GRAPHEME.finditer(text)
+    cluster: regex.Match[str] | None = None
+    suspect = _SUSPECT.search(text)
+    while suspect is not None:
+        index = suspect.start()
+        walked_to = cluster.end() if cluster is not None else 0
+        if index - walked_to > _MAX_WALK:
+            # Far ahead: restart the walk at a cluster boundary just before the suspect.
+            restart = _boundary_before(text, index, walked_to)
+            if restart > walked_to:
+                clusters, cluster = _GRAPHEME.finditer(text, restart), None
+        while cluster is None or cluster.end() <= index:
+            cluster = next(clusters)
+        start, end = cluster.span()
+        key = (text[start - 1 : start], cluster.group(), text[end : end + 1], start == 0)
+        if key not in judged:
+            judged[key] = [
+                (offset, _classify(char))
+                for offset, char in enumerate(key[1])
+                if _SUSPECT.match(char) and not _legit_in_emoji(text, start + offset, key[1])
+            ]
+        found.extend((start + offset, kind) for offset, kind in judged[key])
+        suspect = _SUSPECT.search(text, end)  # the next suspect past this cluster
     return found
 
 
@@ -235,9 +269,16 @@ def _issue_for_run(text: str, kind: str, start: int, end: int) -> UnicodeIssue:
 def _words_with_lookalikes(text: str) -> Iterator[regex.Match[str]]:
     """The `_WORD` matches of `text` that may hold a look-alike, as a scan of the whole text
     finds them: words are cut from each maximal run of letters and marks alone, so only the
-    runs holding a look-alike need cutting."""
-    for run in _LOOKALIKE_RUN.finditer(text):
-        yield from _WORD.finditer(text, run.start(), run.end())
+    runs holding a look-alike (every look-alike is a letter) need cutting. Each run is found
+    from one of its look-alikes and scanned once, so the work stays linear."""
+    lookalike = _ANY_FOREIGN_LOOKALIKE.search(text)
+    while lookalike is not None:
+        before = _NOT_LETTER_OR_MARK_BACKWARDS.search(text, 0, lookalike.start())
+        after = _NOT_LETTER_OR_MARK.search(text, lookalike.end())
+        start = before.end() if before else 0
+        end = after.start() if after else len(text)
+        yield from _WORD.finditer(text, start, end)
+        lookalike = _ANY_FOREIGN_LOOKALIKE.search(text, end)
 
 
 def _homoglyph_words(text: str) -> list[UnicodeIssue]:

@@ -121,6 +121,10 @@ _INVISIBLE = regex.compile(
 # an ASCII text is scanned several times faster without the Unicode property tables.
 _ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
 _NON_ASCII = regex.compile(r"[^\x00-\x7f]")
+# The characters NFKC may change when normalised alone: every other one (ASCII, or NFKC
+# quick check Yes) is its own NFKC form (tests/test_hardened_views.py checks every code point),
+# so an emoji or CJK text needs no call per character.
+_NFKC_MAY_CHANGE = regex.compile(r"[^\x00-\x7f\p{NFKC_Quick_Check=Yes}]")
 _COMBINING_AFTER_NFKC = regex.compile(r"[\p{Mn}\p{Me}]+")
 _NON_ASCII_WORD = regex.compile(r"[\p{L}\p{N}]*[^\x00-\x7f][\p{L}\p{N}]*")
 # A word is only folded when a look-alike of an ASCII letter is in it.
@@ -190,7 +194,7 @@ def _lower(view: View, name: str) -> View:
 def nfkc_view(raw: View) -> View:
     if raw.text.isascii():
         return View("nfkc", raw.text, raw.starts, raw.ends)
-    return rewrite(raw, "nfkc", _NON_ASCII, _nfkc_char)
+    return rewrite(raw, "nfkc", _NFKC_MAY_CHANGE, _nfkc_char)
 
 
 def skeleton_view(raw: View) -> View:
@@ -202,7 +206,7 @@ def skeleton_view(raw: View) -> View:
     invisible = _ASCII_INVISIBLE if view.text.isascii() else _INVISIBLE
     view = rewrite(view, "skeleton", invisible, "")
     if not view.text.isascii():
-        view = rewrite(view, "skeleton", _NON_ASCII, _nfkc_char)
+        view = rewrite(view, "skeleton", _NFKC_MAY_CHANGE, _nfkc_char)
     if not view.text.isascii():
         view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
     view = _lower(view, "skeleton")
