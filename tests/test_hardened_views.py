@@ -101,3 +101,15 @@ def test_nfkc_passes_call_for_every_character_nfkc_changes() -> None:
         and unicodedata.normalize("NFKC", chr(code)) != chr(code)
     ]
     assert changed_but_skipped == []
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        pytest.param("1gn0r3 all", " ignore all ", id="leet-read"),
+        pytest.param("v2 x86 gpt4", " v2 x86 gpt4 ", id="digits-last-kept"),
+        pytest.param("1" * 50_000 + "a", " " + "1" * 50_000 + "a ", id="long-digit-run"),
+    ],
+)
+def test_leet_words(text: str, words: str) -> None:
+    assert apply_view("words", text) == words

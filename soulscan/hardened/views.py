@@ -220,9 +220,9 @@ _LEET_WORD = re.compile(
     r"(?<![a-z0-9])(?=[a-z0-9]*[a-z][a-z0-9]*[a-z])(?=[a-z0-9]*[013457][a-z0-9]*[a-z])[a-z0-9]{3,24}(?![a-z0-9])"
 )
 _LEET = str.maketrans("013457", "oieast")
-# What every leet word holds (a leet digit, then maybe more digits, then a letter): a text
-# without it is left as it is without running the slower word pattern.
-_LEET_HINT = regex.compile(r"[013457][0-9]*[a-z]")
+# What every leet word holds (after its leet digit, the next letter follows a digit): a
+# text without a digit right before a letter skips the slower word pattern.
+_LEET_HINT = re.compile(r"[0-9][a-z]")
 
 
 def _unleet(match: Match) -> str:
