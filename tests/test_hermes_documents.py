@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from soulscan.errors import InputError
 from soulscan.hermes import build_context_files_prompt, load_document, load_soul_md
-from soulscan.hermes.documents import CONTEXT_KINDS, KINDS
+from soulscan.hermes.documents import CONTEXT_KINDS, KINDS, _file_name
 from soulscan.hermes.memory import sanitise_entries
 from soulscan.hermes.memory_format import parse_entries, render_memory_block
 from soulscan.hermes.scanner import runtime_matches
@@ -359,3 +359,12 @@ def test_memory_output_matches_the_store_snapshot(kind: str, text: str) -> None:
     expected = render_memory_block(kind, sanitise_entries(parse_entries(doc.text), filename), limit)
     assert doc.output == expected
     assert (doc.summary.action == "skip") == (expected == "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["", ".", "..", "a", "AGENTS.md", ".hermes.md", "b c", "\u200b"]), max_size=5),
+       st.booleans(), st.booleans())
+def test_file_name_is_the_path_name(parts: list[str], absolute: bool, trailing_slash: bool) -> None:
+    """The label's file name is taken without building a Path: it must be the same name."""
+    path = ("/" if absolute else "") + "/".join(parts) + ("/" if trailing_slash else "")
+    assert _file_name(path) == Path(path).name
