@@ -122,6 +122,10 @@ class PreparedText:
         self._in_folded.update(dict.fromkeys(checked, False))
         self._in_folded.update(dict.fromkeys(present, True))
 
+    def known_absent(self, anchor: str, folded: bool) -> bool:
+        """Has a check already found that ``anchor`` does not occur?"""
+        return (self._in_folded if folded else self._in_text).get(anchor) is False
+
     def meets(self, groups: anchors.Anchors, folded: bool) -> bool:
         """Does every group have a member in the text (its folded form when ``folded``)?"""
         haystack = self.folded if folded else self.text

@@ -73,8 +73,10 @@ class GatedRule:
         if self.starts is None:
             return None
         text = prepared.text
-        haystack = prepared.folded if self.rule.anchors_folded else text
-        return start_places(haystack, self.starts, len(text), len(text) // _CHARS_PER_START + 4)
+        folded = self.rule.anchors_folded
+        haystack = prepared.folded if folded else text
+        starts = [start for start in self.starts if not prepared.known_absent(start, folded)]
+        return start_places(haystack, starts, len(text), len(text) // _CHARS_PER_START + 4)
 
 
 def gated_python_re(rule: Rule) -> GatedRule:
@@ -144,10 +146,8 @@ class RuleSetGate:
                 yield entry.rule
 
 
-def start_places(haystack: str, starts: tuple[str, ...], limit: int, most: int) -> list[int] | None:
+def start_places(haystack: str, starts: Sequence[str], limit: int, most: int) -> list[int] | None:
     """Every offset below ``limit`` where one of ``starts`` occurs; None past ``most``."""
-    if sum(haystack.count(start, 0, limit) for start in starts) > most:
-        return None  # one C-speed count per string says so before any Python loop
     places: list[int] = []
     find = haystack.find
     for start in starts:
