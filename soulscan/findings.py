@@ -292,7 +292,12 @@ def snippet_of(matched: str) -> str:
 
 def _safe(text: str) -> str:
     # Redact a bounded prefix: the margin keeps a secret at the cut whole for the redactor.
-    return escape_bounded(redact(text[: SNIPPET_LIMIT + REDACTION_MARGIN]), SNIPPET_LIMIT)
+    return _safe_prefix(text[: SNIPPET_LIMIT + REDACTION_MARGIN])
+
+
+@functools.lru_cache(maxsize=1024)  # the same few matches recur (each hidden character)
+def _safe_prefix(prefix: str) -> str:
+    return escape_bounded(redact(prefix), SNIPPET_LIMIT)
 
 
 def _inside(span: Span, window: Span | None) -> bool:
