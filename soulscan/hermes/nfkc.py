@@ -97,9 +97,11 @@ def _pieces(text: str) -> Iterator[tuple[int, int]]:
 _ASCII = re.compile("[\x00-\x7f]")
 
 
-def _marks_of(text: str) -> str:
-    """A ``re`` set body of the characters of ``text`` with a non-zero combining class."""
-    return "".join(f"\\U{ord(ch):08x}" for ch in sorted(_distinct(text)) if unicodedata.combining(ch))
+def _marks_of(text: str, distinct: set[str] | None = None) -> str:
+    """A ``re`` set body of the characters of ``text`` (whose distinct characters are
+    ``distinct``, when known) with a non-zero combining class."""
+    chars = _distinct(text) if distinct is None else distinct
+    return "".join(f"\\U{ord(ch):08x}" for ch in sorted(chars) if unicodedata.combining(ch))
 
 
 def _distinct(text: str, passes: int = 16) -> set[str]:
@@ -138,13 +140,16 @@ def nfkc(text: str) -> str:
         return text
     if len(text) <= SHORT_TEXT or not _has_long_mark_run(text):
         return unicodedata.normalize("NFKC", text)
-    return unicodedata.normalize("NFC", _canonical_order(_decomposed(text)))
+    distinct = _distinct(text)
+    decomposed = _decomposed(text, distinct)
+    marks = _marks_of(decomposed, distinct if decomposed is text else None)
+    return unicodedata.normalize("NFC", _canonical_order(decomposed, marks))
 
 
-def _decomposed(text: str) -> str:
+def _decomposed(text: str, distinct: set[str]) -> str:
     """NFKD before canonical reordering: each character's own full decomposition."""
     table = {}
-    for ch in _distinct(text):
+    for ch in distinct:
         decomposition = unicodedata.normalize("NFKD", ch)
         if decomposition != ch:
             table[ord(ch)] = decomposition
@@ -160,9 +165,9 @@ def _has_long_mark_run(text: str) -> bool:
     return _MARK_RUN.search(text) is not None
 
 
-def _canonical_order(text: str) -> str:
-    """Each run of marks stably sorted by combining class, as the standard orders them."""
-    marks = _marks_of(text)
+def _canonical_order(text: str, marks: str) -> str:
+    """Each run of marks (``marks``: those of the text) stably sorted by combining class,
+    as the standard orders them."""
     return _mark_run(marks).sub(_sorted_run, text) if marks else text
 
 
@@ -179,6 +184,9 @@ def _sorted_run(found: re.Match[str]) -> str:
 
 
 def _only(run: str, keep: set[str], present: set[str]) -> str:
+    if len(keep) == 1:
+        (char,) = keep
+        return char * run.count(char)
     others = present - keep
     if len(others) > 16:
         return run.translate({ord(ch): None for ch in others})
