@@ -113,3 +113,25 @@ def test_nfkc_passes_call_for_every_character_nfkc_changes() -> None:
 )
 def test_leet_words(text: str, words: str) -> None:
     assert apply_view("words", text) == words
+
+
+def test_filler_words_dropped_as_a_pattern_over_the_words_would() -> None:
+    """`(?<= )(?:(?:filler) )+` removed from a single-spaced words text, offsets included."""
+    import random
+    import re
+
+    from soulscan.hardened.views import FILLER_WORDS, View, _drop_fillers, rewrite
+
+    pattern = re.compile(r"(?<= )(?:(?:" + "|".join(sorted(FILLER_WORDS)) + r") )+")
+    words = ["really", "very", "umm", "um", "anyways", "ignore", "all", "rules", "\u00e9t\u00e9"]
+    rng = random.Random(7)
+    for _ in range(2000):
+        text = " " + " ".join(rng.choice(words) for _ in range(rng.randint(0, 10))) + " "
+        text = text.replace("  ", " ")
+        view = View("words", text, range(len(text)), range(1, len(text) + 1))
+        expected, got = rewrite(view, "words", pattern, ""), _drop_fillers(view)
+        assert (got.text, list(got.starts), list(got.ends)) == (
+            expected.text,
+            list(expected.starts),
+            list(expected.ends),
+        )

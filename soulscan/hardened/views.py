@@ -238,16 +238,14 @@ _EMPTY_COMMENT = regex.compile(r"<!--[\s-]{0,16}-->")
 _LINE_BREAK_HYPHEN = regex.compile(r"(?<=[^\s-])-[ \t]{0,4}\r?\n[ \t]{0,4}(?=[^\s-])")
 # Intensifiers, hedges and politeness words that change no instruction's meaning; an attacker
 # pads key phrases with them to stretch past bounded gaps (`ignore really truly all ...`).
-_FILLER_WORDS = (
+FILLER_WORDS = frozenset({
     "really", "very", "just", "please", "pls", "kindly", "truly", "basically", "honestly",
     "simply", "quickly", "totally", "absolutely", "actually", "literally", "seriously",
     "definitely", "certainly", "surely", "completely", "entirely", "fully", "utterly",
     "extremely", "highly", "genuinely", "frankly", "obviously", "clearly", "essentially",
     "practically", "virtually", "merely", "perhaps", "maybe", "kinda", "sorta", "um", "uh",
     "umm", "anyway", "anyways",
-)  # fmt: skip
-_FILLER = re.compile(r"(?<= )(?:(?:" + "|".join(_FILLER_WORDS) + r") )+")
-_FILLER_SET = frozenset(_FILLER_WORDS)
+})  # fmt: skip
 # `now` is filler too (`do now not tell`), except where it carries the meaning: a change of
 # state or time (`you are now`, `from now on`, `until now`, `do anything now`).
 _FILLER_NOW = regex.compile(
@@ -268,6 +266,21 @@ def _line_break_hyphens(view: View) -> View:
     if "-" not in view.text or "\n" not in view.text:
         return view
     return rewrite(view, "words", _LINE_BREAK_HYPHEN, "")
+
+
+def _drop_fillers(view: View) -> View:
+    """Every filler word dropped with the space after it. The text is single-spaced words
+    between spaces by now, so one split finds them (no pattern runs over the text)."""
+    tokens = view.text.split(" ")
+    if FILLER_WORDS.isdisjoint(tokens):
+        return view
+    dropped, position = [], 0
+    for token in tokens:
+        if token in FILLER_WORDS:
+            dropped.append((position, position + len(token) + 1, 0))
+        position += len(token) + 1
+    kept = " ".join(token for token in tokens if token not in FILLER_WORDS)
+    return _remapped(view, "words", kept, dropped)
 
 
 def words_view(skeleton: View) -> View:
@@ -295,9 +308,7 @@ def words_view(skeleton: View) -> View:
         text, starts, ends = " " + text, (starts[0], *starts), (starts[0], *ends)
     if not text.endswith(" "):
         text, starts, ends = text + " ", (*starts, ends[-1]), (*ends, ends[-1])
-    view = View("words", text, starts, ends)
-    if not _FILLER_SET.isdisjoint(text.split(" ")):
-        view = rewrite(view, "words", _FILLER, "")
+    view = _drop_fillers(View("words", text, starts, ends))
     if " now " in view.text:
         view = rewrite(view, "words", _FILLER_NOW, "")
     return view
