@@ -154,6 +154,8 @@ def _test(groups: Requirement, chosen: frozenset[str] | None, searched: set[str]
 # separator starts a token, the piece before its first one ends a token.
 WHOLE, HEAD, TAIL = 0, 1, 2
 KEY_CHARS = 3  # a token's first or last characters kept as HEAD and TAIL keys
+# Splitting a text into tokens costs about as much as sixty substring searches.
+MIN_ANCHORS_FOR_TOKENS = 60
 TokenKey = tuple[int, str]
 _ALNUM_RUN = re.compile(r"[a-z0-9]+")  # ASCII only: `re` runs it faster than `regex`
 _NOT_SPACED = regex.compile(r"[^a-z0-9 ]")
@@ -190,9 +192,12 @@ class _AnchorFinder:
         self.by_key: dict[TokenKey, list[tuple[str, tuple[TokenKey, ...]]]] = {}
         self.in_one_token: list[str] = []
         self.elsewhere: list[str] = []
+        tokens_pay = len(anchors) >= MIN_ANCHORS_FOR_TOKENS
         for anchor in anchors:
-            keys = token_keys(anchor, spaced)
-            if keys:
+            keys = token_keys(anchor, spaced) if tokens_pay else ()
+            if not tokens_pay:
+                self.elsewhere.append(anchor)
+            elif keys:
                 self.by_key.setdefault(keys[0], []).append((anchor, keys[1:]))
             elif _ALNUM_RUN.fullmatch(anchor):
                 self.in_one_token.append(anchor)
@@ -209,6 +214,8 @@ class _AnchorFinder:
         if not self.by_key and not self.in_one_token:
             return found
         tokens = set(folded.split(" ") if self.spaced else _ALNUM_RUN.findall(folded))
+        # Every distinct token once: shorter than the text, and holding an anchor that lies
+        # inside one token exactly when the text does.
         distinct = " ".join(tokens)
         found.update(anchor for anchor in self.in_one_token if anchor in distinct)
         if not self.by_key:
