@@ -204,3 +204,10 @@ def test_a_full_entry_directory_is_emptied_before_new_entries(
     _from_disk("four", 0)
     assert len(_entries(cache_home)) == 1
     assert _from_disk("four", 0).search("twenty-four")
+
+
+def test_a_pattern_with_a_lone_surrogate_is_cached(cache_home: Path) -> None:
+    source = "x\ud800+y"  # a pattern built from text can hold one; it has no UTF-8 form
+    _from_disk(source, 0)
+    assert len(_entries(cache_home)) == 1
+    _same_pattern(_from_disk(source, 0), _fresh(source, 0), ["x\ud800\ud800y", "xy"])

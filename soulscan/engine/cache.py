@@ -50,7 +50,7 @@ def environment_key(*parts: str | bytes) -> str:
 
     digest = hashlib.sha256()
     for part in (sys.version, unicodedata.unidata_version, regex.__version__, *parts):
-        digest.update(part.encode() if isinstance(part, str) else part)
+        digest.update(part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part)
         digest.update(b"\0")
     return digest.hexdigest()[:32]
 
