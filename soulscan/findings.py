@@ -17,9 +17,10 @@ import bisect
 import functools
 import hashlib
 import itertools
+import operator
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -27,7 +28,7 @@ from soulscan.engine.rulepack import Rule
 from soulscan.extra_packs import extra_matches
 from soulscan.hardened.secrets import redact
 from soulscan.hermes.documents import RuntimeDocument
-from soulscan.hermes.scanner import runtime_matches
+from soulscan.hermes.scanner import RuntimeMatch, runtime_matches
 from soulscan.hermes.spans import Region
 from soulscan.models import (
     EFFECT_NONE,
@@ -42,11 +43,15 @@ from soulscan.report.escape import EscapedText, escape_bounded
 from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, escaped_excerpt, excerpt
 from soulscan.textpos import LineIndex
 
+_RULE_ID = operator.attrgetter("rule_id")
 PROFILES = ("runtime", "hardened", "all")
 SNIPPET_LIMIT = 160
 MAX_OCCURRENCES = 1000
-ESCAPE_LINE_AFTER = 4  # findings on one line before the line is escaped once for all
-ESCAPED_CHARS_PER_FINDING = 256  # ... unless it is longer than this many characters each
+# Findings on one line before the line is escaped once for all of them, unless it is
+# longer than this many characters a finding: each finding escapes ~160 characters of
+# windows, so the whole line costs at most what its findings have already spent.
+ESCAPE_LINE_AFTER = 4
+ESCAPED_CHARS_PER_FINDING = 64
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,26 @@ class _FileContext:
         self.occurrences[rule_id] += 1
         return self.occurrences[rule_id] <= MAX_OCCURRENCES
 
+    def admit_all(self, matches: Sequence[RuntimeMatch]) -> Iterator[RuntimeMatch]:
+        """``admit`` for many matches at once: each counted, those still listed yielded.
+
+        Counted in one pass in C, and left as soon as every rule is at its cap: a
+        megabyte of emoji sequences holds 150,000 joiners and lists only 1,000.
+        """
+        counts = Counter(map(_RULE_ID, matches))
+        left = {rule_id: MAX_OCCURRENCES - self.occurrences[rule_id] for rule_id in counts}
+        self.occurrences.update(counts)
+        open_rules = sum(1 for room in left.values() if room > 0)
+        for match in matches:
+            if not open_rules:
+                return
+            room = left[match.rule_id]
+            if room > 0:
+                left[match.rule_id] = room - 1
+                if room == 1:
+                    open_rules -= 1
+                yield match
+
     def redactor_for(self, line_number: int, line: str) -> Callable[[str], str] | None:
         """``redact``, or None for a line without secrets (nothing to redact)."""
         if line_number not in self.secret_free:
@@ -187,9 +212,7 @@ class _FileContext:
 def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding]:
     if _runtime_cleared(region):
         return
-    for match in runtime_matches(region.text, region.scope):
-        if not context.admit(match.rule_id):
-            continue
+    for match in context.admit_all(runtime_matches(region.text, region.scope)):
         span = Span(region.offset + match.start, region.offset + match.end)
         if match.rule is None:
             facts = invisible_facts(match.rule_id, region.text[match.start], region.scope)

@@ -421,3 +421,23 @@ def test_excerpts_of_a_line_with_many_findings_are_its_window_excerpts(
         expected = excerpt(line, finding.location.column - 1, finding.location.end_column - 1, None)
         shown = (finding.extra["excerpt_before"], finding.extra["excerpt_match"], finding.extra["excerpt_after"])
         assert shown == (expected.before, expected.match, expected.after)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abc"), max_size=40), max_size=4), st.integers(1, 5))
+def test_admitting_matches_at_once_equals_one_by_one(regions: list[list[str]], cap: int) -> None:
+    """The first ``MAX_OCCURRENCES`` occurrences of each rule in a file are listed, every
+    one is counted: the same whether matches are admitted one at a time or in bulk."""
+    from unittest import mock
+
+    from soulscan import findings
+    from soulscan.hermes.scanner import RuntimeMatch
+
+    one_by_one = findings._FileContext("", "x")
+    at_once = findings._FileContext("", "x")
+    with mock.patch.object(findings, "MAX_OCCURRENCES", cap):
+        for rule_ids in regions:
+            matches = [RuntimeMatch(rule_id, None, start, start + 1) for start, rule_id in enumerate(rule_ids)]
+            expected = [match for match in matches if one_by_one.admit(match.rule_id)]
+            assert list(at_once.admit_all(matches)) == expected
+    assert at_once.occurrences == one_by_one.occurrences

@@ -115,8 +115,7 @@ class EscapedText:
     def of(cls, text: str) -> EscapedText:
         widths = [1] * len(text)
         for run in _HIDDEN_RUN.finditer(text):
-            for index in range(run.start(), run.end()):
-                widths[index] = len(_ESCAPES[text[index]])
+            widths[run.start() : run.end()] = map(len, map(_ESCAPES.__getitem__, run.group()))
         return cls(escape_text(text), (0, *itertools.accumulate(widths)))
 
     @property
