@@ -13,7 +13,10 @@ Three facts, each proven for every rule by ``soulscan.engine.anchors``, make thi
   the same place in the text.
 
 A text with many candidate places is searched whole instead: one ``search`` is cheaper
-than hundreds of ``match`` calls.
+than hundreds of ``match`` calls. A pattern of the bounded-gap shape runs through its exact
+linear matcher (``soulscan.engine.gapped``) instead of the regex, and ``RuleSetGate`` finds
+the anchors of a whole rule set with one scan (``soulscan.engine.anchorscan``).
+``tests/test_prefilter.py`` checks every runtime rule against ``re`` itself.
 """
 
 from __future__ import annotations

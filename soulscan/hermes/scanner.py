@@ -56,11 +56,15 @@ def invisible_id(ch: str) -> str:
     return f"invisible_unicode_U+{ord(ch):04X}"
 
 
-def rules_for_scope(scope: str) -> tuple[Rule, ...]:
+def _members(scope: str) -> frozenset[str]:
     members = _SCOPE_MEMBERS.get(scope)
     if members is None:
         raise ValueError(f"scan_for_threats: unknown scope {scope!r}")
-    return _rules_in(members)
+    return members
+
+
+def rules_for_scope(scope: str) -> tuple[Rule, ...]:
+    return _rules_in(_members(scope))
 
 
 @functools.cache
@@ -75,10 +79,7 @@ def _gate_in(members: frozenset[str]) -> RuleSetGate:
 
 
 def _gate_for_scope(scope: str) -> RuleSetGate:
-    members = _SCOPE_MEMBERS.get(scope)
-    if members is None:
-        raise ValueError(f"scan_for_threats: unknown scope {scope!r}")
-    return _gate_in(members)
+    return _gate_in(_members(scope))
 
 
 def _invisible_findings(window: str) -> list[str]:
