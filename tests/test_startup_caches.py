@@ -33,15 +33,28 @@ def _run(code: str, cache_home: Path, tmp_path: Path) -> str:
 
 
 _DATACLASS_PROBE = """
+    import sys, types
     from soulscan.engine import code_cache
     code_cache.install()
     import dataclasses
 
-    @dataclasses.dataclass(frozen=True)
-    class Point:
-        x: int
-        y: int = 2
-        tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+    # A class of a soulscan module (kept) and one of the host program (__main__: not kept).
+    module = types.ModuleType("soulscan.probe_demo")
+    sys.modules[module.__name__] = module
+    exec(
+        "import dataclasses\\n"
+        "@dataclasses.dataclass(frozen=True)\\n"
+        "class Point:\\n"
+        "    x: int\\n"
+        "    y: int = 2\\n"
+        "    tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)\\n",
+        module.__dict__,
+    )
+    Point = module.Point
+
+    @dataclasses.dataclass
+    class Other:
+        zebra_field: int
 
     p = Point(1)
     try:
@@ -49,8 +62,9 @@ _DATACLASS_PROBE = """
         frozen = False
     except dataclasses.FrozenInstanceError:
         frozen = True
-    methods = code_cache.dataclasses.exec
-    print(repr(p), p == Point(1, 2), hash(p) == hash(Point(1)), frozen, len(methods.known))
+    known = code_cache.dataclasses.exec.known
+    print(repr(p), p == Point(1, 2), hash(p) == hash(Point(1)), frozen, Other(3).zebra_field,
+          len(known), any("zebra_field" in source for source in known))
 """
 
 
@@ -58,10 +72,12 @@ def test_dataclass_methods_come_from_the_cache_and_behave_the_same(tmp_path: Pat
     cache_home = tmp_path / "cache"
     first = _run(_DATACLASS_PROBE, cache_home, tmp_path)
     second = _run(_DATACLASS_PROBE, cache_home, tmp_path)
-    expected = "Point(x=1, y=2, tags=()) True True True"
-    assert first == f"{expected} 0"  # nothing known yet: compiled, then saved at exit
+    expected = "Point(x=1, y=2, tags=()) True True True 3"
+    assert first == f"{expected} 0 False"  # nothing known yet: compiled, then saved at exit
     assert second.startswith(expected)
-    assert int(second.rsplit(" ", 1)[1]) >= 5  # __init__, __repr__, __eq__, __hash__, ...
+    known, other_kept = second.removeprefix(expected).split()
+    assert int(known) >= 5  # __init__, __repr__, __eq__, __hash__, __setattr__, ...
+    assert other_kept == "False"
     assert list(cache_home.glob("dataclass-methods-*.bin"))
 
 
@@ -70,7 +86,8 @@ def test_a_damaged_method_record_is_compiled_afresh(tmp_path: Path) -> None:
     _run(_DATACLASS_PROBE, cache_home, tmp_path)
     (record,) = cache_home.glob("dataclass-methods-*.bin")
     record.write_bytes(record.read_bytes()[:-7])
-    assert _run(_DATACLASS_PROBE, cache_home, tmp_path) == "Point(x=1, y=2, tags=()) True True True 0"
+    assert _run(_DATACLASS_PROBE, cache_home, tmp_path) == (
+        "Point(x=1, y=2, tags=()) True True True 3 0 False")
 
 
 _MEMO_MODULE = """

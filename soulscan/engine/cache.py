@@ -131,7 +131,7 @@ def store(name: str, value: Any) -> None:
 
 F = TypeVar("F", bound=Callable[..., Any])
 # A memo record with more entries than this starts over: stale keys do not pile up.
-MAX_MEMO_ENTRIES = 8192
+MAX_MEMO_ENTRIES = 2048
 
 
 def persistent(function: F) -> F:

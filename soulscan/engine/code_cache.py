@@ -23,7 +23,7 @@ from typing import Any, TypeGuard
 
 from soulscan.engine import cache
 
-FORMAT = 1
+FORMAT = 2
 # A record bigger than this many methods starts over: stale entries do not pile up.
 MAX_ENTRIES = 4096
 
@@ -44,7 +44,9 @@ class _CompiledMethods:
         code = self.known.get(source) or self.new.get(source)
         if code is None:
             # dataclasses has no __future__ imports: compile as its own exec would.
-            code = self.new[source] = compile(source, "<string>", "exec", dont_inherit=True)
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            if _is_soulscans(globals):  # a host process's own classes are not kept
+                self.new[source] = code
         builtins.exec(code, globals, locals)  # noqa: S102 - the code dataclasses wrote
 
     def save(self) -> None:
@@ -54,6 +56,13 @@ class _CompiledMethods:
         table.update(self.new)
         cache.store(self.name, table)
         self.new = {}
+
+
+def _is_soulscans(module_globals: Any) -> bool:
+    """Whether ``dataclasses`` is building a class of soulscan (it passes the class's module
+    namespace as the globals of the methods it writes)."""
+    name = module_globals.get("__name__") if isinstance(module_globals, dict) else None
+    return isinstance(name, str) and (name == "soulscan" or name.startswith("soulscan."))
 
 
 def _is_code_table(value: Any) -> TypeGuard[dict[str, types.CodeType]]:
