@@ -1,0 +1,54 @@
+"""The benchmark's building blocks: what it feeds both sides and how it times them."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from soulscan.bench import best_of, comparable, corpus_texts, loaded_text
+
+
+@pytest.mark.parametrize(
+    ("raw", "loaded"),
+    [
+        pytest.param("  a\r\nb\rc  \n", "a\nb\nc", id="universal-newlines-and-strip"),
+        pytest.param("\ufeffbody", "body", id="one-bom-removed"),
+        pytest.param("\ufeff\ufeffbody", "\ufeffbody", id="only-one-bom"),
+        pytest.param(" \n\t ", "", id="blank"),
+    ],
+)
+def test_loaded_text_is_what_the_runtime_scans(raw: str, loaded: str) -> None:
+    assert loaded_text(raw) == loaded
+
+
+def test_comparable_ignores_the_order_of_invisible_ids_only() -> None:
+    a = ["invisible_unicode_U+200B", "invisible_unicode_U+200C", "prompt_injection", "sys_prompt_override"]
+    b = ["invisible_unicode_U+200C", "invisible_unicode_U+200B", "prompt_injection", "sys_prompt_override"]
+    assert comparable(a) == comparable(b)
+    assert comparable(a) != comparable(list(reversed(a)))
+
+
+def test_corpus_texts_keeps_every_nth_loadable_encodable_item(tmp_path: Path) -> None:
+    corpus = tmp_path / "one"
+    corpus.mkdir()
+    items = [{"text": f"item {n}"} for n in range(6)] + [{"text": "   "}, {"text": "\ud800 lone"}]
+    (corpus / "items.jsonl").write_text("\n".join(json.dumps(i) for i in items) + "\n", encoding="utf-8")
+    where, texts = corpus_texts(tmp_path, 1)
+    assert texts == [f"item {n}" for n in range(6)]
+    assert where.startswith("6 items from 1 corpora")
+    assert corpus_texts(tmp_path, 2)[1] == ["item 0", "item 2", "item 4"]
+
+
+def test_corpus_texts_falls_back_to_the_built_in_seeds(tmp_path: Path) -> None:
+    where, texts = corpus_texts(tmp_path / "missing", 1)
+    assert "built-in seeds" in where and len(texts) > 40
+
+
+def test_best_of_times_cpu_not_waiting() -> None:
+    # Sleeping costs no CPU: a wall clock would report the 50 ms, the CPU clock does not.
+    seconds, result = best_of(2, lambda: time.sleep(0.05) or "done")
+    assert result == "done"
+    assert seconds < 0.04
