@@ -63,3 +63,19 @@ def test_only_anchors_with_a_rare_character_are_pinned() -> None:
     scan = build_scan(["the", "network", "you"])
     assert scan.pinned == {"network"}
     assert build_scan(["the"]).present("the") == set()
+
+
+def test_a_common_anchor_hides_no_rarer_one_at_its_own_pivot() -> None:
+    # "without" is tried before "with" at a "w": finding "with" there means "without" is not
+    scan = build_scan(["with", "without"], 0)
+    assert "without" not in scan.neighbours["with"]
+    assert scan.present("with without") == {"with", "without"}
+    assert scan.present("without") == {"with", "without"}
+    assert scan.present("with") == {"with"}
+
+
+def test_a_pivot_is_moved_to_keep_pivot_to_end_parts_apart() -> None:
+    # "have" and "above" both end "ve" after their rarest character; "above" has another
+    scan = build_scan(["have", "above"], 20)
+    assert set(scan.by_tail) == {"ve", "bove"}
+    assert scan.present("have above") == {"have", "above"}

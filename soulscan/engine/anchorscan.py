@@ -17,6 +17,12 @@ anchor, and both are undone so that ``present`` is exact:
   tried. Such an anchor must agree with the found one on the characters they share: that
   is known beforehand, so finding one anchor also checks those *neighbours* with ``in``.
 
+The anchors of one pivot are tried rarest first. An anchor tried later cannot hide one
+tried earlier at the same place (that one failed there before the later one was tried),
+so a common anchor, found in nearly every text, hides nothing at its own place: the
+``in`` checks of its neighbours, which read a whole text when the neighbour is absent,
+are left to the rare texts that hold the rare anchor.
+
 Anchors made only of the most common characters would make nearly every character a
 pivot: they are left out (``pinned`` says which were kept), to be checked with ``in``.
 """
@@ -27,7 +33,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from soulscan.engine.anchors import frequency_rank
+from soulscan.engine.anchors import frequency_rank, rarity
 
 # A pivot must be at least this far down the frequency ranking (``b``, ``k``, ``v``, ``w``,
 # ``x``, punctuation...): rarer pivots mean fewer places where ``re`` leaves C.
@@ -60,16 +66,12 @@ class AnchorScan:
 
 
 def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> AnchorScan:
-    pivots = {}
-    for anchor in set(anchors):
-        index = max(range(len(anchor)), key=lambda i: frequency_rank(anchor[i]))
-        if frequency_rank(anchor[index]) >= min_rank:
-            pivots[anchor] = index
+    pivots = _pivots(set(anchors), min_rank)
     if not pivots:
         return AnchorScan(None, frozenset(), {}, {})
-    by_pivot: dict[str, list[str]] = {}
+    by_pivot: dict[str, list[str]] = {}  # each list in the order its alternatives are tried
     by_tail: dict[str, list[str]] = {}
-    for anchor, index in sorted(pivots.items()):
+    for anchor, index in sorted(pivots.items(), key=lambda item: (-rarity(item[0]), item[0])):
         by_pivot.setdefault(anchor[index], []).append(anchor)
         by_tail.setdefault(anchor[index:], []).append(anchor)
     branches = []
@@ -84,6 +86,25 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> Anchor
     )
 
 
+def _pivots(anchors: set[str], min_rank: int) -> dict[str, int]:
+    """Each pinnable anchor's pivot: its rarest character, or another rare enough one when
+    that keeps its pivot-to-end part apart from every other anchor's (anchors with the same
+    part are told apart by an ``in`` each, a whole read of a text that lacks them)."""
+    choices = {}
+    for anchor in anchors:
+        rare = [i for i in range(len(anchor)) if frequency_rank(anchor[i]) >= min_rank]
+        if rare:
+            choices[anchor] = sorted(rare, key=lambda i: (-frequency_rank(anchor[i]), i))
+    pivots = {anchor: indexes[0] for anchor, indexes in choices.items() if len(indexes) == 1}
+    tails = {anchor[index:] for anchor, index in pivots.items()}
+    for anchor in sorted(set(choices) - set(pivots), key=lambda a: (len(choices[a]), a)):
+        indexes = choices[anchor]
+        index = next((i for i in indexes if anchor[i:] not in tails), indexes[0])
+        pivots[anchor] = index
+        tails.add(anchor[index:])
+    return pivots
+
+
 def _after_pivot(anchor: str, index: int) -> str:
     behind = f"(?<={re.escape(anchor[:index + 1])})" if index else ""
     return behind + re.escape(anchor[index + 1:])
@@ -92,11 +113,15 @@ def _after_pivot(anchor: str, index: int) -> str:
 def _hidden_by(found: str, pivots: dict[str, int],
                by_pivot: dict[str, list[str]]) -> frozenset[str]:
     """Anchors whose pivot can fall inside a match of ``found`` (from its pivot to its end)
-    where they would agree with it on every character they share."""
+    where they would agree with it on every character they share. At ``found``'s own pivot
+    only the anchors tried after it: the ones before it failed there."""
     pivot = pivots[found]
     hidden = set()
     for at in range(pivot, len(found)):
-        for other in by_pivot.get(found[at], ()):
+        candidates = by_pivot.get(found[at], [])
+        if at == pivot:
+            candidates = candidates[candidates.index(found) + 1:]
+        for other in candidates:
             offset = at - pivots[other]  # where ``other`` starts, in ``found``'s offsets
             first, last = max(0, -offset), min(len(other), len(found) - offset)
             if other != found and other[first:last] == found[offset + first:offset + last]:
