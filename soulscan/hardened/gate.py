@@ -124,12 +124,13 @@ def _gate_rule(rule: Rule) -> GatedRule:
 
 
 # An anchor this long (spaces aside) rarely occurs by chance; `the`, `ur` pass on most texts.
-SELECTIVE = 4
+SELECTIVE = 6
 Test = tuple[frozenset[str], ...]  # every group needs a member in the text; () always passes
 
 
 def _strength(group: frozenset[str]) -> int:
-    return min(min(len(anchor.strip()) for anchor in group), SELECTIVE)
+    # the non-ASCII marker is in every text with one non-ASCII character: the weakest anchor
+    return min(1 if anchor == NON_ASCII else len(anchor.strip()) for anchor in group)
 
 
 def _cheapest(groups: Requirement, searched: set[str]) -> frozenset[str] | None:
@@ -138,7 +139,10 @@ def _cheapest(groups: Requirement, searched: set[str]) -> frozenset[str] | None:
     has is sound, and testing more costs more searches than it spares."""
     if not groups:
         return None
-    return min(groups, key=lambda group: (-_strength(group), len(group - searched), sorted(group)))
+    return min(
+        groups,
+        key=lambda group: (-min(_strength(group), SELECTIVE), len(group - searched), sorted(group)),
+    )
 
 
 def _test(groups: Requirement, chosen: frozenset[str] | None, searched: set[str]) -> Test:
