@@ -226,6 +226,13 @@ def leading_anchors(pattern: str, flags: int) -> tuple[str, ...] | None:
     return tuple(sorted(found)) if found else None
 
 
+def leading_strings(nodes: list[Any], ignorecase: bool) -> set[str] | None:
+    """Strings one of which every match of this parsed sequence starts with (lower-cased
+    when ``ignorecase``); None if unknown."""
+    found = _leading(nodes, ignorecase)
+    return found or None
+
+
 def _leading(nodes: list[Any], ignorecase: bool) -> set[str] | None:
     for index, (op, av) in enumerate(nodes):
         if op in (C.AT, C.ASSERT, C.ASSERT_NOT):

@@ -15,7 +15,9 @@ Three facts, each proven for every rule by ``soulscan.engine.anchors``, make thi
 A text with many candidate places is searched whole instead: one ``search`` is cheaper
 than hundreds of ``match`` calls. A pattern of the bounded-gap shape runs through its exact
 linear matcher (``soulscan.engine.gapped``) instead of the regex, and ``RuleSetGate`` finds
-the anchors of a whole rule set with one scan (``soulscan.engine.anchorscan``).
+the anchors of a whole rule set with one scan (``soulscan.engine.anchorscan``). Before a
+rule is tried place by place, a stretch of its pattern that every match holds and that asks
+for more than its anchors (``soulscan.engine.segments``) is searched once.
 ``tests/test_prefilter.py`` checks every runtime rule against ``re`` itself.
 """
 
@@ -32,6 +34,7 @@ from soulscan.engine.anchorscan import build_scan
 from soulscan.engine.gapped import BoundedGap, bounded_gap
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import Rule
+from soulscan.engine.segments import NecessaryRun, necessary_run
 
 # Trying a pattern at one place costs about as much as searching this many characters.
 _CHARS_PER_START = 48
@@ -46,6 +49,8 @@ class GatedRule:
     starts: tuple[str, ...] | None = None
     # An exact linear matcher for the pattern, when it has the bounded-gap shape.
     linear: BoundedGap | None = None
+    # A stretch of the pattern that every match holds, searched first (``segments``).
+    necessary: NecessaryRun | None = None
 
     def may_match(self, prepared: PreparedText) -> bool:
         return self.groups is None or prepared.meets(self.groups, self.rule.anchors_folded)
@@ -54,6 +59,8 @@ class GatedRule:
         """Does the rule match the prepared text (which has passed ``may_match``)?"""
         if self.linear is not None:
             return self.linear.search(prepared.text)
+        if self._ruled_out(prepared):
+            return False
         pattern = prepared.pattern_for(self.rule)
         places = self._start_places(prepared)
         if places is None:
@@ -66,10 +73,19 @@ class GatedRule:
         match at or after the end of the previous one starts at one of the places."""
         if self.linear is not None:
             return self.linear.finditer(prepared.text)
+        if self._ruled_out(prepared):
+            return iter(())
         places = self._start_places(prepared)
         if places is None:
             return rule_finditer(self.rule, prepared)
         return _matches_at(prepared.pattern_for(self.rule), prepared.text, sorted(set(places)))
+
+    def _ruled_out(self, prepared: PreparedText) -> bool:
+        necessary = self.necessary
+        if necessary is None:
+            return False
+        return necessary.rules_out(prepared.text, prepared.folded,
+                                   len(prepared.text) // _CHARS_PER_START + 4)
 
     def _start_places(self, prepared: PreparedText) -> list[int] | None:
         """Where a match can start, when that is known and there are few such places."""
@@ -87,8 +103,9 @@ def gated_python_re(rule: Rule) -> GatedRule:
     case-insensitive exactly when its anchors are folded), ready to run many times."""
     flags = re.IGNORECASE if rule.anchors_folded else 0
     groups = None if rule.anchors is None else checking_order(rule.anchors)
-    return GatedRule(rule, groups, leading_anchors(rule.pattern, flags),
-                     bounded_gap(rule.pattern, flags))
+    linear = bounded_gap(rule.pattern, flags)
+    return GatedRule(rule, groups, leading_anchors(rule.pattern, flags), linear,
+                     None if linear is not None else necessary_run(rule.pattern, flags))
 
 
 class RuleSetGate:
