@@ -7,9 +7,11 @@ position. Here each top-level branch gets its own most selective requirement; a 
 when one of its branches meets its requirement, and then only with those branches: a branch
 whose anchors are absent cannot match anywhere in the text, so dropping it changes no match.
 
-Each requirement is tested by one group of anchors (the one adding fewest searches), and each
-distinct anchor of a view is searched for once per text with `in`, a C-speed scan cheaper than
-any combined pattern; the tests are then set intersections.
+Each requirement is tested by one selective group of anchors (and by any other group whose
+anchors are looked up anyway), and each distinct anchor of a view is looked up once per text:
+with one `in` on views with few anchors (a C-speed scan, cheaper than any combined pattern),
+and on views with many through the text's tokens, so that most anchors cost a set lookup
+(`_AnchorFinder`). The tests are then set intersections.
 """
 
 from __future__ import annotations
