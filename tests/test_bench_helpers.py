@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from soulscan.bench import best_of, comparable, corpus_texts, loaded_text
+from soulscan.bench import best_of, comparable, corpus_texts, interleaved_medians, loaded_text
 
 
 @pytest.mark.parametrize(
@@ -52,3 +52,14 @@ def test_best_of_times_cpu_not_waiting() -> None:
     seconds, result = best_of(2, lambda: time.sleep(0.05) or "done")
     assert result == "done"
     assert seconds < 0.04
+
+
+def test_interleaved_medians_time_each_command_in_turn(tmp_path: Path) -> None:
+    import sys
+
+    log = tmp_path / "order"
+    append = "import sys; open(sys.argv[1], 'a').write(sys.argv[2])"
+    commands = [[sys.executable, "-c", append, str(log), tag] for tag in "ab"]
+    medians = interleaved_medians(commands, 3)
+    assert len(medians) == 2 and all(m > 0 for m in medians)
+    assert log.read_text() == "ababab"
