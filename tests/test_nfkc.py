@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.hermes.nfkc import nfkc, nfkc_mapped
+from soulscan.hermes.nfkc import nfkc, nfkc_by_chunks, nfkc_mapped
 
 # Letters, marks of several classes, compatibility characters, Hangul jamo, invisibles.
 ALPHABET = st.sampled_from(
@@ -22,6 +22,17 @@ ALPHABET = st.sampled_from(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(ALPHABET, max_size=60).map("".join))
 def test_nfkc_is_exact(text: str) -> None:
+    assert nfkc(text) == unicodedata.normalize("NFKC", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ALPHABET, max_size=60).map("".join), st.integers(min_value=0, max_value=8))
+def test_nfkc_by_chunks_is_exact(text: str, size: int) -> None:
+    assert nfkc_by_chunks(text, size) == unicodedata.normalize("NFKC", text)
+
+
+def test_a_long_text_normal_but_in_one_place() -> None:
+    text = "plain words " * 400 + "caf\u0065\u0301 \u2026 \uff41" + " more words" * 400
     assert nfkc(text) == unicodedata.normalize("NFKC", text)
 
 

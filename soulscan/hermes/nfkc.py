@@ -37,6 +37,7 @@ PIECE = 2048  # aim for pieces of about this size
 LONG_MARK_RUN = 32  # from this many marks in a row, CPython's reordering gets slow
 SHORT_TEXT = 2048  # at worst a few milliseconds of reordering: not worth looking for runs
 MAX_PIECE = 8192  # never normalise a longer run in one call
+CHUNK = 1024  # a long text is normalised this much at a time (``nfkc_by_chunks``)
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,32 @@ def nfkc(text: str) -> str:
     """Exactly ``unicodedata.normalize("NFKC", text)``, in linear time."""
     if text.isascii() or unicodedata.is_normalized("NFKC", text):
         return text
+    if len(text) > 2 * CHUNK:
+        return nfkc_by_chunks(text, CHUNK)
+    return _nfkc_whole(text)
+
+
+def nfkc_by_chunks(text: str, size: int) -> str:
+    """``nfkc`` of pieces of about ``size`` characters, each cut before an ASCII character
+    (so each normalises on its own, as for ``nfkc_mapped``); a piece already normal is kept.
+
+    A long file that needs NFKC usually needs it in a few places (a ``…``, a no-break
+    space): the quick check reads the rest at C speed, where normalising would decompose
+    and recompose every character.
+    """
+    out = []
+    start, length, size = 0, len(text), max(size, 1)  # every piece holds a character
+    while start < length:
+        cut = _ASCII.search(text, start + size) if start + size < length else None
+        end = cut.start() if cut else length
+        piece = text[start:end]
+        normal = piece.isascii() or unicodedata.is_normalized("NFKC", piece)
+        out.append(piece if normal else _nfkc_whole(piece))
+        start = end
+    return "".join(out)
+
+
+def _nfkc_whole(text: str) -> str:
     if len(text) <= SHORT_TEXT or not _has_long_mark_run(text):
         return unicodedata.normalize("NFKC", text)
     distinct = _distinct(text)
