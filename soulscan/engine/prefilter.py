@@ -81,11 +81,15 @@ class GatedRule:
         return _matches_at(prepared.pattern_for(self.rule), prepared.text, sorted(set(places)))
 
     def _ruled_out(self, prepared: PreparedText) -> bool:
+        """Does the stretch every match holds occur nowhere? (False when unsure: too many
+        places to try.)"""
         necessary = self.necessary
         if necessary is None:
             return False
-        return necessary.rules_out(prepared.text, prepared.folded,
-                                   len(prepared.text) // _CHARS_PER_START + 4)
+        text = prepared.text
+        haystack = prepared.folded if necessary.folded else text
+        places = start_places(haystack, necessary.starts, len(text), len(text) // _CHARS_PER_START + 4)
+        return places is not None and not necessary.occurs_at(text, places)
 
     def _start_places(self, prepared: PreparedText) -> list[int] | None:
         """Where a match can start, when that is known and there are few such places."""

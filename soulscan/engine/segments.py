@@ -42,27 +42,11 @@ class NecessaryRun:
     starts: tuple[str, ...]  # one of these begins every match of the run (folded, when caseless)
     folded: bool
 
-    def rules_out(self, text: str, folded: str, most: int) -> bool:
-        """True when the run occurs nowhere in ``text`` (``folded``: its folded form); False
-        when it does, or when it starts at more than ``most`` places (not worth trying)."""
-        places = _places(folded if self.folded else text, self.starts, most)
-        if places is None:
-            return False
+    def occurs_at(self, text: str, places: Sequence[int]) -> bool:
+        """Does the run match ``text`` at one of ``places`` (every place where one of
+        ``starts`` occurs, in the folded text when ``folded``)?"""
         match = self.pattern.match
-        return not any(match(text, place) for place in places)
-
-
-def _places(haystack: str, starts: Sequence[str], most: int) -> list[int] | None:
-    places: list[int] = []
-    find = haystack.find
-    for start in starts:
-        index = find(start)
-        while index >= 0:
-            places.append(index)
-            if len(places) > most:
-                return None
-            index = find(start, index + 1)
-    return places
+        return any(match(text, place) for place in places)
 
 
 def necessary_run(pattern: str, flags: int) -> NecessaryRun | None:
