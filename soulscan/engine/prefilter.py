@@ -116,10 +116,13 @@ class RuleSetGate:
     """A fixed set of gated rules, whose folded anchors are found by one scan of a text.
 
     The scan (``soulscan.engine.anchorscan``) answers exactly for the anchors it pins;
-    each rule's groups are reordered so that the ones the scan answered come first. A
-    rule is looked at only when a member of its first group occurs: the scan's answers
-    plus one ``in`` per unpinned member of a first group pick those rules out, so a text
-    costs a few C-speed passes and no per-rule work for the rules it rules out.
+    each rule's groups are reordered (stably) by how many of their members it left
+    unpinned: the ones the scan answered come first, and a group with one unpinned member
+    opens the rule before a group with three (each an ``in``, a whole read of a text that
+    lacks it). A rule is looked at only when a member of its first group occurs: the
+    scan's answers plus one ``in`` per unpinned member of a first group pick those rules
+    out, so a text costs a few C-speed passes and no per-rule work for the rules it rules
+    out.
     """
 
     def __init__(self, rules: Sequence[GatedRule]) -> None:
@@ -128,7 +131,7 @@ class RuleSetGate:
         self.scan = build_scan(anchors)
         pinned = self.scan.pinned
         self.rules = tuple(
-            replace(entry, groups=tuple(sorted(entry.groups, key=lambda g: not pinned.issuperset(g))))
+            replace(entry, groups=tuple(sorted(entry.groups, key=lambda g: len(set(g) - pinned))))
             if entry.groups and entry.rule.anchors_folded else entry
             for entry in rules
         )
