@@ -47,9 +47,12 @@ def __getattr__(name: str) -> frozenset[str]:
 
 @functools.cache
 def _invisible_pattern() -> re.Pattern[str]:
-    """One character class of the runtime's invisible set: a C-speed scan (``re`` scans a
-    plain set about three times faster than ``regex``)."""
-    return re.compile("[" + "".join(f"\\u{ord(ch):04x}" for ch in sorted(_pack_invisible())) + "]")
+    """A character of the runtime's invisible set: a C-speed scan (``re`` scans a plain set
+    about three times faster than ``regex``). The set is tested only on characters of its
+    own span (one range test a character is quicker than ``re``'s test of the scattered set)."""
+    chars = sorted(_pack_invisible())
+    members = "".join(f"\\u{ord(ch):04x}" for ch in chars)
+    return re.compile(f"[\\u{ord(chars[0]):04x}-\\u{ord(chars[-1]):04x}](?<=[{members}])")
 
 
 def invisible_id(ch: str) -> str:
