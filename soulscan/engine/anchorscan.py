@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from soulscan.engine.anchors import frequency_rank, rarity
 
@@ -46,6 +46,8 @@ class AnchorScan:
     pinned: frozenset[str]  # the anchors this scan decides
     by_tail: dict[str, tuple[str, ...]]  # pivot-to-end part -> anchors that end so
     neighbours: dict[str, frozenset[str]]  # anchor -> anchors a match of it can hide
+    # pivot-to-end part -> (the anchor it proves, if one; the anchors left to check with ``in``)
+    outcomes: dict[str, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
 
     def present(self, folded: str) -> set[str]:
         """Exactly the pinned anchors that occur in ``folded``."""
@@ -53,16 +55,24 @@ class AnchorScan:
             return set()
         found: set[str] = set()
         unsure: set[str] = set()
+        outcomes = self.outcomes
         for tail in set(self.pattern.findall(folded)):
-            anchors = self.by_tail[tail]
-            if len(anchors) == 1:
-                found.add(anchors[0])
-            else:
-                unsure.update(anchors)
-            for anchor in anchors:  # whichever of them matched may have hidden these
-                unsure |= self.neighbours[anchor]
-        found.update(anchor for anchor in unsure - found if anchor in folded)
+            proven, unproven = outcomes[tail]
+            found.update(proven)
+            unsure |= unproven
+        unsure -= found
+        found.update(anchor for anchor in unsure if anchor in folded)
         return found
+
+
+def _outcome(anchors: tuple[str, ...],
+             neighbours: dict[str, frozenset[str]]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """What finding a pivot-to-end part says: several anchors ending so are each unsure;
+    whichever of them matched may have hidden its neighbours."""
+    unsure = set(anchors) if len(anchors) > 1 else set()
+    for anchor in anchors:
+        unsure |= neighbours[anchor]
+    return (anchors if len(anchors) == 1 else ()), frozenset(unsure)
 
 
 def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> AnchorScan:
@@ -78,11 +88,14 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> Anchor
     for pivot, pinned in sorted(by_pivot.items()):
         tails = [_after_pivot(anchor, pivots[anchor]) for anchor in pinned]
         branches.append(re.escape(pivot) + "(?:" + "|".join(tails) + ")")
+    neighbours = {anchor: _hidden_by(anchor, pivots, by_pivot) for anchor in pivots}
+    ending = {tail: tuple(found) for tail, found in by_tail.items()}
     return AnchorScan(
         pattern=re.compile("(" + "|".join(branches) + ")"),
         pinned=frozenset(pivots),
-        by_tail={tail: tuple(found) for tail, found in by_tail.items()},
-        neighbours={anchor: _hidden_by(anchor, pivots, by_pivot) for anchor in pivots},
+        by_tail=ending,
+        neighbours=neighbours,
+        outcomes={tail: _outcome(found, neighbours) for tail, found in ending.items()},
     )
 
 
