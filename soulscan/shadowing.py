@@ -12,21 +12,27 @@ files that lose to another one when Hermes starts in their directory.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterable
-from pathlib import Path
 
-from soulscan.hermes.sources import find_hermes_md
+from soulscan.hermes.sources import HERMES_MD_NAMES
 from soulscan.models import FileResult
 from soulscan.report.escape import escape_text
 
 PROJECT_KINDS = ("hermes", "agents", "claude", "cursorrules", "mdc")
+# The errors pathlib's exists()/is_file() read as "not there" rather than raising.
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 _ORDER = {"AGENTS.md": 0, "agents.md": 1, "CLAUDE.md": 0, "claude.md": 1}
 
 
-def _project_directory(result: FileResult) -> Path:
-    path = Path(result.path)
-    return path.parent.parent.parent if result.kind == "mdc" else path.parent
+def _project_directory(result: FileResult) -> str:
+    """The directory Hermes starts in to load ``result`` (normalised by the caller)."""
+    directory = os.path.dirname(result.path)
+    if result.kind == "mdc":  # <directory>/.cursor/rules/<name>.mdc
+        directory = os.path.dirname(os.path.dirname(directory))
+    return directory
 
 
 def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
@@ -36,6 +42,7 @@ def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
     # .hermes.md per directory (quadratic on a tree of thousands of directories).
     hermes_files = _by_resolved_path(
         r for r in results if r.kind == "hermes" and r.path != "<stdin>")
+    finder = _HermesFinder()
     by_directory: dict[str, list[FileResult]] = {}
     for result in results:
         if result.kind in PROJECT_KINDS and result.path != "<stdin>":
@@ -43,7 +50,7 @@ def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
             by_directory.setdefault(directory, []).append(result)
     notes: list[str] = []
     for directory, members in by_directory.items():
-        for loser, winner in _losers(Path(directory), members, hermes_files):
+        for loser, winner in _losers(directory, members, hermes_files, finder):
             notes.append(
                 f"{escape_text(loser.path)}: Hermes started in {escape_text(directory)} "
                 f"loads {escape_text(winner)} instead"
@@ -51,29 +58,91 @@ def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
     return notes
 
 
-def _by_resolved_path(results: Iterable[FileResult]) -> dict[Path, FileResult]:
-    index: dict[Path, FileResult] = {}
+def _by_resolved_path(results: Iterable[FileResult]) -> dict[str, FileResult]:
+    index: dict[str, FileResult] = {}
     for result in results:
         try:
-            index.setdefault(Path(result.path).resolve(), result)
-        except OSError:
+            index.setdefault(os.path.realpath(result.path), result)
+        except (OSError, ValueError):
             continue
     return index
 
 
+class _HermesFinder:
+    """``soulscan.hermes.sources.find_hermes_md`` for many directories of one tree.
+
+    Thousands of sibling directories share their ancestors, so whether a directory
+    holds a `.git` entry, and which `.hermes.md`/`HERMES.md` it holds, is asked of the
+    file system once per directory, not once per directory below it.
+    """
+
+    def __init__(self) -> None:
+        self._has_git: dict[str, bool] = {}
+        self._hermes_in: dict[str, str | None] = {}
+
+    def find(self, directory: str) -> str | None:
+        """The first `.hermes.md`/`HERMES.md` regular file on the walk from ``directory``
+        to its git root (``directory`` alone outside a repository), as a path."""
+        current = os.path.realpath(directory)
+        chain = _ancestors(current)
+        git_root = next((d for d in chain if self._git_entry(d)), None)
+        for candidate_directory in chain if git_root is not None else chain[:1]:
+            found = self._hermes_file(candidate_directory)
+            if found is not None:
+                return found
+            if candidate_directory == git_root:
+                break
+        return None
+
+    def _git_entry(self, directory: str) -> bool:
+        if directory not in self._has_git:
+            self._has_git[directory] = _mode(os.path.join(directory, ".git")) is not None
+        return self._has_git[directory]
+
+    def _hermes_file(self, directory: str) -> str | None:
+        if directory not in self._hermes_in:
+            candidates = (os.path.join(directory, name) for name in HERMES_MD_NAMES)
+            self._hermes_in[directory] = next(
+                (path for path in candidates if stat.S_ISREG(_mode(path) or 0)), None)
+        return self._hermes_in[directory]
+
+
+def _mode(path: str) -> int | None:
+    """The mode of ``path``, links followed; None where pathlib's ``exists()`` and
+    ``is_file()`` say "not there" (absent, a dangling link, a loop). Any other failure
+    (a parent that cannot be searched) raises, as it does for them."""
+    try:
+        return os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return None
+        raise
+
+
+def _ancestors(directory: str) -> list[str]:
+    """``directory`` (absolute, normalised) and each of its parents up to the root."""
+    chain = [directory]
+    while (parent := os.path.dirname(chain[-1])) != chain[-1]:
+        chain.append(parent)
+    return chain
+
+
 def _losers(
-    directory: Path, members: list[FileResult], hermes_files: dict[Path, FileResult]
+    directory: str,
+    members: list[FileResult],
+    hermes_files: dict[str, FileResult],
+    finder: _HermesFinder,
 ) -> list[tuple[FileResult, str]]:
     loadable = [m for m in members if m.runtime.action != "skip"]
     try:
-        found = find_hermes_md(directory)
-    except OSError:  # an unreadable parent directory: no claim either way
+        found = finder.find(directory)
+    except (OSError, ValueError):  # an unreadable parent directory: no claim either way
         return []
     if found is not None:
         # It may sit in a parent directory (Hermes walks up to the git root).
         try:
-            scanned = hermes_files.get(found.resolve())
-        except OSError:
+            scanned = hermes_files.get(os.path.realpath(found))
+        except (OSError, ValueError):
             scanned = None
         if scanned is None:
             # Found by Hermes but not scanned here: its verdict is unknown, so say nothing.
@@ -84,7 +153,7 @@ def _losers(
     winner = None
     for kind in ("agents", "claude"):
         candidates = sorted(
-            (m for m in loadable if m.kind == kind), key=lambda m: _ORDER.get(Path(m.path).name, 2)
+            (m for m in loadable if m.kind == kind), key=lambda m: _ORDER.get(os.path.basename(m.path), 2)
         )
         if candidates:
             winner = candidates[0]
