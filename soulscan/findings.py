@@ -1,9 +1,12 @@
 """Rule matches → findings located in the file on disk, with what the runtime does about them.
 
-Occurrences of the runtime's own rules are found by running them over each region's
-*whole* text (``runtime_matches``), while the verdict comes from the first 65,536
-characters only, exactly as Hermes decides it. So a payload past the scan window is still
-located, and marked as not scanned by the runtime and without runtime effect.
+Occurrences of the runtime's own rules are found by running them (``runtime_matches``)
+over each region's *whole* text in the ``all`` profile, while the verdict comes from the
+first 65,536 characters only, exactly as Hermes decides it. So a payload past the scan
+window is still located, and marked as not scanned by the runtime and without runtime
+effect. The ``runtime`` profile lists only what Hermes checks: the occurrences its own scan
+sees, found in the scan window's text alone (a match that needs a character past the
+window is not one the runtime sees), and none in a region the runtime found clean.
 
 Hardened findings (what the runtime misses) come from ``soulscan.hardened.analyze`` and
 the project's own rule packs (``soulscan.extra_packs``); one that merely restates a runtime
@@ -94,14 +97,16 @@ def document_findings(
     zero-width spaces would otherwise make a report of a million findings.
     """
     assert document.text is not None
-    if profile == "runtime" and all(_runtime_cleared(region) for region in document.regions):
+    if profile == "runtime" and not any(map(_runtime_flagged, document.regions)):
         return ()  # the common case: nothing to locate, nothing else to run
     context = _FileContext(document.text, display)
     runtime: list[Finding] = []
     hardened: list[Finding] = []
     for region in document.regions:
-        if profile in ("runtime", "all"):
-            runtime.extend(_runtime_findings(context, region))
+        if profile == "runtime":
+            runtime.extend(_runtime_findings(context, region, _runtime_window(region)))
+        elif profile == "all" and not _runtime_cleared(region):
+            runtime.extend(_runtime_findings(context, region, region.text))
         if profile in ("hardened", "all"):
             hardened.extend(_hardened_findings(context, document, region))
             if rule_packs:
@@ -209,19 +214,37 @@ class _FileContext:
         return escaped_excerpt(escaped, start, end)
 
 
-def _runtime_findings(context: _FileContext, region: Region) -> Iterator[Finding]:
-    if _runtime_cleared(region):
+def _runtime_findings(context: _FileContext, region: Region, text: str) -> Iterator[Finding]:
+    """Occurrences of the runtime's rules in ``text``, a prefix of the region's text."""
+    if not text:
         return
-    for match in context.admit_all(runtime_matches(region.text, region.scope)):
+    for match in context.admit_all(runtime_matches(text, region.scope)):
         span = Span(region.offset + match.start, region.offset + match.end)
         if match.rule is None:
-            facts = invisible_facts(match.rule_id, region.text[match.start], region.scope)
+            facts = invisible_facts(match.rule_id, text[match.start], region.scope)
         else:
             facts = RuleFacts.of(match.rule)
         # Only an occurrence the runtime saw inside its window contributed to the block.
         counted = _inside(span, region.scanned) and match.rule_id in region.ids
         effect = region.effect if counted else EFFECT_NONE
         yield _finding(context, region, facts, ORIGIN_RUNTIME, span, effect)
+
+
+def _runtime_flagged(region: Region) -> bool:
+    """The runtime scanned this region and found something in its window. Otherwise its
+    window holds no occurrence of the runtime's rules: the same rules over the same text."""
+    return bool(region.ids) and region.scanned is not None
+
+
+def _runtime_window(region: Region) -> str:
+    """What the runtime profile reads of a region: the text the runtime's own scan read
+    (``text[:MAX_SCAN_CHARS]``, the region's scanned span; it starts where the text does),
+    or nothing when that scan found nothing or never ran (a ``[BLOCKED:`` memory entry,
+    a repeated one)."""
+    if not _runtime_flagged(region):
+        return ""
+    assert region.scanned is not None and region.scanned.start == region.offset
+    return region.text[: region.scanned.end - region.offset]
 
 
 def _runtime_cleared(region: Region) -> bool:

@@ -91,6 +91,21 @@ def test_golden_reports(
     _check_golden(golden, out)
 
 
+def test_runtime_profile_omits_what_hermes_never_scanned(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """project/sub/AGENTS.md hides a payload past the scan window: the default profile
+    locates it, the runtime profile (what Hermes checks) does not list it."""
+    located = "2:8  high  prompt_injection  [runtime; not scanned by Hermes, reaches the model]"
+    outputs = {}
+    for profile in ("runtime", "all"):
+        _, outputs[profile], _ = _run(
+            capsys, "--profile", profile, "--no-color", "--hermes-home", "home", "project/sub/AGENTS.md"
+        )
+    assert located not in outputs["runtime"]
+    assert located in outputs["all"]
+
+
 def test_json_contract(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "--format", "json", "--hermes-home", "home", "project")
     document = json.loads(out)
