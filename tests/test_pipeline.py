@@ -13,6 +13,7 @@ from support.fixtures import oracle, oracle_runtime  # noqa: F401 (pytest fixtur
 from support.runtimes import OracleRuntime
 
 from soulscan.discovery import Target, discover
+from soulscan.fuzz.adversarial import ADVERSARIAL
 from soulscan.hermes.cursor_bundle import load_cursor_bundle
 from soulscan.hermes.documents import load_document
 from soulscan.models import FileResult, Finding, ScanError
@@ -156,6 +157,17 @@ def test_runtime_profile_lists_what_the_runtime_blocked_on(tmp_path: Path) -> No
     assert (finding.location.line, finding.runtime_effect) == (1, "blocks-file")
     located = _runtime_origin(_scan(tmp_path, "AGENTS.md", data, "agents", profile="all"))
     assert [f.location.line for f in located] == [1, 3]
+
+
+@pytest.mark.parametrize("kind", ["agents", "memory"])
+@pytest.mark.parametrize("build", sorted(ADVERSARIAL))
+def test_runtime_profile_lists_exactly_the_verdict_ids(tmp_path: Path, build: str, kind: str) -> None:
+    """Inputs that run on past the window: the runtime profile's rules are the verdict's."""
+    text = ADVERSARIAL[build](70_000) + "\n" + INJECTION + ".\n"
+    name = "memories/MEMORY.md" if kind == "memory" else "AGENTS.md"
+    result = _scan(tmp_path, name, text.encode(), kind, profile="runtime")
+    assert {f.rule_id for f in result.findings} == set(result.runtime.ids)
+    assert all(f.extra["runtime_scanned"] == "true" for f in result.findings)
 
 
 def test_memory_entries_are_judged_one_by_one(tmp_path: Path) -> None:
