@@ -31,7 +31,7 @@ import errno
 import fnmatch
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,14 +96,16 @@ def discover(
     hermes_home: Path | None = None,
     exclude: Sequence[str] = (),
     follow_symlinks: bool = False,
+    on_target: Callable[[Target], None] | None = None,
 ) -> Discovery:
     """Expand command-line ``paths`` (``-`` is stdin) into scan targets.
 
     With ``forced_kind`` every regular file found gets that kind; otherwise only files
     named as Hermes names them are taken from directories, and a file named explicitly
-    with an unknown name is an error that suggests ``--as``.
+    with an unknown name is an error that suggests ``--as``. ``on_target`` is told of each
+    target as soon as it is found, in the final order (so scanning can start early).
     """
-    walker = _Walker(forced_kind, tuple(exclude), follow_symlinks)
+    walker = _Walker(forced_kind, tuple(exclude), follow_symlinks, on_target)
     if hermes_home is not None:
         walker.add_hermes_home(hermes_home)
     for argument in paths:
@@ -121,8 +123,15 @@ def discover(
 
 
 class _Walker:
-    def __init__(self, forced_kind: str | None, exclude: tuple[str, ...], follow: bool) -> None:
+    def __init__(
+        self,
+        forced_kind: str | None,
+        exclude: tuple[str, ...],
+        follow: bool,
+        on_target: Callable[[Target], None] | None = None,
+    ) -> None:
         self.forced_kind = forced_kind
+        self.on_target = on_target
         self.exclude = exclude
         self.follow = follow
         self._seen_directories: set[tuple[int, int]] = set()
@@ -150,7 +159,7 @@ class _Walker:
                 self.errors.append(ScanError(STDIN, "standard input named more than once"))
                 return
             self._stdin_taken = True
-            self.targets.append(Target(None, "<stdin>", self.forced_kind or "agents"))
+            self._append(Target(None, "<stdin>", self.forced_kind or "agents"))
             return
         path = Path(argument)
         try:
@@ -190,12 +199,15 @@ class _Walker:
             return
         self._add_file(found, os.path.normpath(os.path.join(argument, relative)), "hermes")
 
-    def _add_file(self, path: Path, display: str, kind: str) -> None:
-        try:
-            info = path.stat()
-        except OSError as exc:
-            self.errors.append(ScanError(display, describe_os_error(exc, path)))
-            return
+    def _add_file(
+        self, path: Path, display: str, kind: str, info: os.stat_result | None = None
+    ) -> None:
+        if info is None:
+            try:
+                info = path.stat()
+            except OSError as exc:
+                self.errors.append(ScanError(display, describe_os_error(exc, path)))
+                return
         if not stat.S_ISREG(info.st_mode):
             self.errors.append(ScanError(display, f"not a regular file ({_file_type(info.st_mode)})"))
             return
@@ -203,7 +215,12 @@ class _Walker:
         if identity in self._seen_files:
             return
         self._seen_files.add(identity)
-        self.targets.append(Target(path, display, kind))
+        self._append(Target(path, display, kind))
+
+    def _append(self, target: Target) -> None:
+        self.targets.append(target)
+        if self.on_target is not None:
+            self.on_target(target)
 
     def _walk(self, root: Path) -> None:
         pending = [root]
@@ -214,24 +231,28 @@ class _Walker:
             entries = self._list(directory)
             subdirectories = []
             for entry in entries:
-                entry_path = Path(entry.path)
-                if self._excluded(root, entry_path):
+                if self.exclude and self._excluded(root, Path(entry.path)):
                     continue
                 if entry.is_symlink() and not self.follow:
                     self.skipped_links.append(entry.path)
                     continue
                 try:
-                    is_directory = stat.S_ISDIR(entry.stat(follow_symlinks=self.follow).st_mode)
+                    info = entry.stat(follow_symlinks=self.follow)
                 except OSError as exc:
-                    self.errors.append(ScanError(entry.path, describe_os_error(exc, entry_path)))
+                    self.errors.append(ScanError(entry.path, describe_os_error(exc, Path(entry.path))))
                     continue
-                if is_directory:
-                    if not _vendored(entry_path):
-                        subdirectories.append(entry_path)
+                if stat.S_ISDIR(info.st_mode):
+                    if not _vendored(Path(entry.path)):
+                        subdirectories.append(Path(entry.path))
                     continue
+                if self.forced_kind is None and not _may_be_context_file(entry.name):
+                    continue  # most files of a tree: no Path built, nothing more asked
+                entry_path = Path(entry.path)
                 kind = self.forced_kind or kind_of(entry_path)
                 if kind is not None:
-                    self._add_file(entry_path, os.path.normpath(entry.path), kind)
+                    # The stat just made is the one _add_file would make (a link is
+                    # either skipped or followed by both).
+                    self._add_file(entry_path, os.path.normpath(entry.path), kind, info)
             # Depth first, in sorted order: push in reverse so the smallest name pops first.
             pending.extend(reversed(subdirectories))
 
@@ -265,6 +286,11 @@ class _Walker:
             fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(path.name, pattern)
             for pattern in self.exclude
         )
+
+
+def _may_be_context_file(name: str) -> bool:
+    """False for a name ``kind_of`` can never give a kind, whatever its place."""
+    return name in _KIND_BY_NAME or name in _MEMORY_KIND_BY_NAME or name.endswith(".mdc")
 
 
 def _present(path: Path) -> bool:

@@ -25,9 +25,9 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from soulscan.discovery import Discovery, Target, describe_os_error, kind_of
+from soulscan.discovery import Discovery, Target, describe_os_error, discover, kind_of
 from soulscan.errors import SoulscanError
 from soulscan.findings import PROFILES, document_findings, snippet_of
 from soulscan.hermes.cursor_bundle import load_cursor_bundle
@@ -35,9 +35,12 @@ from soulscan.hermes.documents import RuntimeDocument, load_document
 from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files
 from soulscan.models import FileResult, Finding, ScanError, ScanReport
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
 __all__ = [
-    "DEFAULT_MAX_FILE_SIZE", "PROFILES", "ScanOptions", "bundle_directory", "read_target",
-    "run_scan", "scan_target", "snippet_of",
+    "DEFAULT_MAX_FILE_SIZE", "PROFILES", "ScanOptions", "bundle_directory", "discover_and_scan",
+    "read_target", "run_scan", "scan_target", "snippet_of",
 ]
 
 # Hermes never loads more than 500,000 characters of a context file (its largest cap), and
@@ -210,14 +213,55 @@ def run_scan(
     With ``cursor_bundles`` (the default) cursor files in their real place are judged as
     the one bundle Hermes truncates; pass False when their kind was forced (``--as``).
     """
+    _check_profile(options)
+    planner = _Planner(options, stdin, cursor_bundles)
+    for target in discovery.targets:
+        planner.add(target)
+    runnable = [item for _, item in planner.planned if isinstance(item, _Job)]
+    outcomes = iter(_run_jobs(runnable, options, jobs, on_progress))
+    done = {position: next(outcomes) for position, (_, item) in enumerate(planner.planned)
+            if isinstance(item, _Job)}
+    return _report(discovery, planner.planned, done)
+
+
+def discover_and_scan(
+    paths: Sequence[str],
+    options: ScanOptions,
+    *,
+    jobs: int,
+    stdin: BinaryIO | None = None,
+    cursor_bundles: bool = True,
+    **discover_options: Any,
+) -> tuple[Discovery, ScanReport]:
+    """``discover(paths, **discover_options)`` then ``run_scan``, the same report; with
+    ``jobs`` > 1 worker processes scan the files found first while the walk goes on
+    (on a tree of thousands of files the walk is a tenth of a second or more)."""
+    _check_profile(options)
+    if jobs <= 1:
+        discovery = discover(paths, **discover_options)
+        return discovery, run_scan(discovery, options, stdin=stdin, cursor_bundles=cursor_bundles)
+    scan = _OverlappedScan(_Planner(options, stdin, cursor_bundles), options, jobs)
+    try:
+        discovery = discover(paths, on_target=scan.add, **discover_options)
+        return discovery, scan.finish(discovery)
+    finally:
+        scan.close()
+
+
+def _check_profile(options: ScanOptions) -> None:
     if options.profile not in PROFILES:
         raise SoulscanError(f"unknown profile {options.profile!r}; use one of {', '.join(PROFILES)}")
-    planned = _plan(discovery.targets, options, stdin, cursor_bundles)
-    runnable = [item for _, item in planned if isinstance(item, _Job)]
-    outcomes = iter(_run_jobs(runnable, options, jobs, on_progress))
+
+
+_Outcomes = tuple[FileResult | ScanError, ...]
+_Planned = list[tuple[tuple[int, ...], "_Job | ScanError"]]
+
+
+def _report(discovery: Discovery, planned: _Planned, done: dict[int, _Outcomes]) -> ScanReport:
+    """The report in discovery order: ``done`` holds the outcomes of each planned job."""
     by_index: dict[int, FileResult | ScanError] = {}
-    for indices, item in planned:
-        results = next(outcomes) if isinstance(item, _Job) else (item,)
+    for position, (indices, item) in enumerate(planned):
+        results = done[position] if isinstance(item, _Job) else (item,)
         by_index.update(zip(indices, results, strict=True))
     ordered = [by_index[index] for index in range(len(discovery.targets))]
     files = tuple(outcome for outcome in ordered if isinstance(outcome, FileResult))
@@ -225,26 +269,107 @@ def run_scan(
     return ScanReport(files, errors)
 
 
-def _plan(
-    targets: Sequence[Target], options: ScanOptions, stdin: BinaryIO | None, cursor_bundles: bool
-) -> list[tuple[tuple[int, ...], _Job | ScanError]]:
-    """Jobs with the target indices they answer for: one a file, one a cursor bundle."""
-    planned: list[tuple[tuple[int, ...], _Job | ScanError]] = []
-    bundles: dict[str, int] = {}  # the bundle's real directory -> its place in ``planned``
-    for index, target in enumerate(targets):
-        directory = bundle_directory(target) if cursor_bundles else None
+class _Planner:
+    """Targets, in discovery order, into jobs with the target indices they answer for:
+    one a file, one a cursor bundle (whose members may be found far apart)."""
+
+    def __init__(self, options: ScanOptions, stdin: BinaryIO | None, cursor_bundles: bool) -> None:
+        self.options = options
+        self.stdin = stdin
+        self.cursor_bundles = cursor_bundles
+        self.planned: _Planned = []
+        self.bundle_positions: set[int] = set()
+        self._bundles: dict[str, int] = {}  # the bundle's real directory -> its position
+        self._count = 0
+
+    def add(self, target: Target) -> int | None:
+        """Plan ``target``; the position of a new lone-file job (None otherwise: an error,
+        or a bundle, which gains members until discovery ends)."""
+        index, self._count = self._count, self._count + 1
+        directory = bundle_directory(target) if self.cursor_bundles else None
         if directory is None:
-            planned.append(((index,), _prepare(target, options, stdin)))
-            continue
+            self.planned.append(((index,), _prepare(target, self.options, self.stdin)))
+            return len(self.planned) - 1 if isinstance(self.planned[-1][1], _Job) else None
         key = os.path.realpath(directory)
-        if key not in bundles:
-            bundles[key] = len(planned)
-            planned.append(((index,), _Job((target,), None, directory)))
-            continue
-        indices, job = planned[bundles[key]]
+        if key not in self._bundles:
+            self._bundles[key] = len(self.planned)
+            self.bundle_positions.add(len(self.planned))
+            self.planned.append(((index,), _Job((target,), None, directory)))
+            return None
+        indices, job = self.planned[self._bundles[key]]
         assert isinstance(job, _Job)
-        planned[bundles[key]] = ((*indices, index), replace(job, targets=(*job.targets, target)))
-    return planned
+        self.planned[self._bundles[key]] = ((*indices, index), replace(job, targets=(*job.targets, target)))
+        return None
+
+
+# Lone-file jobs sent to a worker at a time: few enough that both workers stay busy to
+# the end, enough that the round trips cost little.
+_BATCH = 32
+
+
+class _OverlappedScan:
+    """Lone-file jobs go to the worker pool while discovery is still walking; cursor
+    bundles (complete only when the walk ends) and the rest go when it ends."""
+
+    def __init__(self, planner: _Planner, options: ScanOptions, jobs: int) -> None:
+        self.planner = planner
+        self.options = options
+        self.jobs = jobs
+        self.done: dict[int, _Outcomes] = {}
+        self._ready: list[int] = []  # planned positions not yet handed out
+        self._sent: list[tuple[list[int], Future[list[_Outcomes]]]] = []
+        self._pool: ProcessPoolExecutor | None = None
+
+    def add(self, target: Target) -> None:
+        position = self.planner.add(target)
+        if position is None:
+            return
+        self._ready.append(position)
+        if self._pool is None and len(self._ready) >= PARALLEL_THRESHOLD:
+            # The first job is scanned here: that loads and compiles the rule packs once,
+            # and forked workers inherit them instead of each paying for it.
+            first = self._ready.pop(0)
+            self.done[first] = _scan_job(self._job(first), self.options)
+            from concurrent.futures import ProcessPoolExecutor  # start-up cost: -j > 1 only
+
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs)
+        if self._pool is not None and len(self._ready) >= _BATCH:
+            self._send(self._ready)
+            self._ready = []
+
+    def finish(self, discovery: Discovery) -> ScanReport:
+        planned = self.planner.planned
+        if self._pool is None:  # too few files for a pool to pay
+            rest = [p for p, (_, item) in enumerate(planned) if isinstance(item, _Job)
+                    and p not in self.done]
+            outcomes = _run_jobs([self._job(p) for p in rest], self.options, self.jobs, None)
+            self.done.update(zip(rest, outcomes, strict=True))
+            return _report(discovery, planned, self.done)
+        remaining = [*self._ready, *sorted(self.planner.bundle_positions)]
+        for start in range(0, len(remaining), _BATCH):
+            self._send(remaining[start:start + _BATCH])
+        self._ready = []
+        for positions, future in self._sent:
+            self.done.update(zip(positions, future.result(), strict=True))
+        return _report(discovery, planned, self.done)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+    def _job(self, position: int) -> _Job:
+        job = self.planner.planned[position][1]
+        assert isinstance(job, _Job)
+        return job
+
+    def _send(self, positions: list[int]) -> None:
+        assert self._pool is not None
+        jobs = [self._job(position) for position in positions]
+        self._sent.append((positions, self._pool.submit(_scan_jobs, jobs, self.options)))
+
+
+def _scan_jobs(jobs: list[_Job], options: ScanOptions) -> list[_Outcomes]:
+    return [_scan_job(job, options) for job in jobs]
 
 
 def _prepare(target: Target, options: ScanOptions, stdin: BinaryIO | None) -> _Job | ScanError:

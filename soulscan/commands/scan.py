@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,7 +20,7 @@ from soulscan.discovery import KINDS, Discovery, discover
 from soulscan.errors import SoulscanError
 from soulscan.extra_packs import extra_rules
 from soulscan.models import ScanReport, Severity
-from soulscan.pipeline import PROFILES, ScanOptions, run_scan
+from soulscan.pipeline import PROFILES, ScanOptions, discover_and_scan, run_scan
 from soulscan.policy import apply_policy
 from soulscan.report import FORMATS, RenderOptions, render
 from soulscan.report.escape import escape_text
@@ -154,17 +154,19 @@ def command(
         discovery = Discovery(())
         scanned = scan_skills(paths, profile=options.profile)
     else:
-        discovery = discover(
-            paths,
-            forced_kind=forced_kind,
-            hermes_home=home,
-            exclude=(*settings.exclude, *exclude),
-            follow_symlinks=follow_symlinks,
-        )
-        with _progress(len(discovery.targets), enabled=not quiet) as advance:
-            # A kind forced with --as is judged alone, never as part of a cursor bundle.
-            scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance,
-                               cursor_bundles=forced_kind is None)
+        walk: dict[str, Any] = {"forced_kind": forced_kind, "hermes_home": home,
+                "exclude": (*settings.exclude, *exclude), "follow_symlinks": follow_symlinks}
+        # A kind forced with --as is judged alone, never as part of a cursor bundle.
+        cursor_bundles = forced_kind is None
+        if jobs > 1 and not _progress_possible(quiet):
+            # Workers start on the files found first while the walk goes on.
+            discovery, scanned = discover_and_scan(paths, options, jobs=jobs,
+                                                   cursor_bundles=cursor_bundles, **walk)
+        else:  # a progress bar needs the number of files before the scan starts
+            discovery = discover(paths, **walk)
+            with _progress(len(discovery.targets), enabled=not quiet) as advance:
+                scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance,
+                                   cursor_bundles=cursor_bundles)
     baseline_file = baseline_path or settings.baseline
     outcome = apply_policy(scanned, settings, baseline=_baseline(baseline_file))
     report = outcome.report
@@ -198,10 +200,14 @@ def _baseline(path: Path | None) -> Baseline | None:
     return baseline.load(path)
 
 
+def _progress_possible(quiet: bool) -> bool:
+    return not quiet and sys.stderr.isatty()
+
+
 @contextmanager
 def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[int], None] | None]:
     """A progress bar on standard error for big scans, only on a terminal."""
-    if not enabled or total < PROGRESS_THRESHOLD or not sys.stderr.isatty():
+    if not _progress_possible(not enabled) or total < PROGRESS_THRESHOLD:
         yield None
         return
     from rich.console import Console
