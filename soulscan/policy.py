@@ -54,13 +54,11 @@ def _adjusted(finding: Finding, settings: Settings) -> Finding:
     return finding if severity is None else replace(finding, severity=severity)
 
 
-def apply_policy(
-    report: ScanReport,
-    settings: Settings,
-    *,
-    baseline: Baseline | None = None,
-    today: dt.date | None = None,
-) -> PolicyOutcome:
+def _selected(report: ScanReport, settings: Settings) -> tuple[ScanReport, int]:
+    """The report without the findings of rules the config turns off, severities as the
+    config sets them, and how many findings were dropped."""
+    if not (settings.enable or settings.disable or settings.severity):
+        return report, 0  # every rule on at its own severity: nothing to rebuild
     deselected = 0
     files = []
     for file in report.files:
@@ -69,12 +67,25 @@ def apply_policy(
         )
         deselected += len(file.findings) - len(kept)
         files.append(replace(file, findings=kept))
-    selected = replace(report, files=tuple(files))
-    outcome = apply_suppressions(
-        selected, settings.suppressions, today=today if today is not None else dt.date.today()
-    )
+    return replace(report, files=tuple(files)), deselected
+
+
+def apply_policy(
+    report: ScanReport,
+    settings: Settings,
+    *,
+    baseline: Baseline | None = None,
+    today: dt.date | None = None,
+) -> PolicyOutcome:
+    selected, deselected = _selected(report, settings)
+    result, suppressed = selected, 0
+    expired: tuple[Suppression, ...] = ()
+    if settings.suppressions:  # without any, a rebuild of every file would change nothing
+        outcome = apply_suppressions(
+            selected, settings.suppressions, today=today if today is not None else dt.date.today()
+        )
+        result, suppressed, expired = outcome.report, len(outcome.suppressed), outcome.expired
     baselined = 0
-    result = outcome.report
     if baseline is not None:
         from soulscan.baseline import filter_report  # only with a baseline: start-up cost
 
@@ -82,7 +93,7 @@ def apply_policy(
     return PolicyOutcome(
         report=result,
         deselected=deselected,
-        suppressed=len(outcome.suppressed),
+        suppressed=suppressed,
         baselined=baselined,
-        expired=outcome.expired,
+        expired=expired,
     )
