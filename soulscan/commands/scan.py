@@ -174,9 +174,9 @@ def command(
     output = render(report, format_name, RenderOptions(color=use_color(no_color), width=width,
                                                        quiet=quiet))
     click.echo(output, nl=False)
-    if not quiet:
-        for note in (*discovery.notes, *shadowing_notes(report.files), *outcome.notes()):
-            click.echo(f"soulscan: note: {note}", err=True)
+    if not quiet:  # one write: a tree of thousands of directories has thousands of notes
+        notes = (*discovery.notes, *shadowing_notes(report.files), *outcome.notes())
+        click.echo("".join(f"soulscan: note: {note}\n" for note in notes), err=True, nl=False)
     for error in report.errors:
         click.echo(f"soulscan: error: {escape_text(error.path)}: {escape_text(error.message)}",
                    err=True)
