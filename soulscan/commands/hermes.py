@@ -16,21 +16,18 @@ there ever "blocks".
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import click
 
-from soulscan import baseline as baselines
 from soulscan.audit import audit_installation
 from soulscan.commands._hermes_options import hermes_home_option, resolve_home
-from soulscan.commands.scan import FAIL_ON_CHOICES, fails, use_color
+from soulscan.commands.scan import FAIL_ON_CHOICES, emit, load_baseline
 from soulscan.config import load_settings
 from soulscan.errors import InputError
 from soulscan.pipeline import PROFILES, ScanOptions
 from soulscan.policy import apply_policy
-from soulscan.report import FORMATS, RenderOptions, render
+from soulscan.report import FORMATS
 from soulscan.report.escape import escape_text
 
 DEFAULT_FAIL_ON = "high"
@@ -73,20 +70,8 @@ def command(
     options = ScanOptions(profile=profile or settings.profile or "all", hermes_home=home,
                           context_length=context_length or settings.context_length)
     scanned = audit_installation(home, options)
-    baseline_file = baseline_path or settings.baseline
-    outcome = apply_policy(
-        scanned, settings, baseline=baselines.load(baseline_file) if baseline_file else None)
-    report = outcome.report
-    width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
-    click.echo(render(report, format_name, RenderOptions(color=use_color(no_color), width=width,
-                                                         quiet=quiet)), nl=False)
-    if not quiet:
-        for note in outcome.notes():
-            click.echo(f"soulscan: note: {note}", err=True)
-    for error in report.errors:
-        click.echo(f"soulscan: error: {escape_text(error.path)}: {escape_text(error.message)}",
-                   err=True)
-    if report.errors:
-        return 2
-    threshold = fail_on or settings.fail_on or DEFAULT_FAIL_ON
-    return 1 if fails(report, threshold, before_policy=scanned) else 0
+    baseline = load_baseline(baseline_path or settings.baseline)
+    outcome = apply_policy(scanned, settings, baseline=baseline)
+    return emit(outcome.report, scanned, format_name, outcome.notes,
+                threshold=fail_on or settings.fail_on or DEFAULT_FAIL_ON, quiet=quiet,
+                no_color=no_color)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -167,23 +167,33 @@ def command(
             with _progress(len(discovery.targets), enabled=not quiet) as advance:
                 scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance,
                                    cursor_bundles=cursor_bundles)
-    baseline_file = baseline_path or settings.baseline
-    outcome = apply_policy(scanned, settings, baseline=_baseline(baseline_file))
-    report = outcome.report
+    baseline = load_baseline(baseline_path or settings.baseline)
+    outcome = apply_policy(scanned, settings, baseline=baseline)
+    return emit(
+        outcome.report, scanned, format_name,
+        lambda: (*discovery.notes, *shadowing_notes(outcome.report.files), *outcome.notes()),
+        threshold=fail_on or settings.fail_on or FAIL_ON_BLOCK, quiet=quiet, no_color=no_color,
+    )
+
+
+def emit(report: ScanReport, scanned: ScanReport, format_name: str,
+         notes: Callable[[], Iterable[str]], *, threshold: str, quiet: bool,
+         no_color: bool) -> int:
+    """Print the report (standard output), its notes and errors (standard error), and
+    return the exit code: 2 on an error, else 1 when the report fails ``threshold``.
+    ``notes`` are worked out only when they are shown (not with ``quiet``)."""
     width = _terminal_width() if sys.stdout.isatty() else 100
     output = render(report, format_name, RenderOptions(color=use_color(no_color), width=width,
                                                        quiet=quiet))
     click.echo(output, nl=False)
     if not quiet:  # one write: a tree of thousands of directories has thousands of notes
-        notes = (*discovery.notes, *shadowing_notes(report.files), *outcome.notes())
-        click.echo("".join(f"soulscan: note: {note}\n" for note in notes), err=True, nl=False)
+        click.echo("".join(f"soulscan: note: {note}\n" for note in notes()), err=True, nl=False)
     for error in report.errors:
         click.echo(f"soulscan: error: {escape_text(error.path)}: {escape_text(error.message)}",
                    err=True)
     if report.errors:
         return 2
-    fail_threshold = fail_on or settings.fail_on or FAIL_ON_BLOCK
-    return 1 if fails(report, fail_threshold, before_policy=scanned) else 0
+    return 1 if fails(report, threshold, before_policy=scanned) else 0
 
 
 def _terminal_width() -> int:
@@ -192,7 +202,7 @@ def _terminal_width() -> int:
     return shutil.get_terminal_size((100, 24)).columns
 
 
-def _baseline(path: Path | None) -> Baseline | None:
+def load_baseline(path: Path | None) -> Baseline | None:
     if path is None:
         return None
     from soulscan import baseline  # only when one is given: it costs start-up
