@@ -129,6 +129,31 @@ def store(name: str, value: Any) -> None:
         pass
 
 
+class StoredTable:
+    """A dict of derived values kept in one record across runs: the entries the record
+    held (``known``) plus those added in this run (``new``), written back once, at exit.
+    A record that ``valid`` rejects counts as empty; past ``limit`` entries the record
+    starts over, so stale keys do not pile up."""
+
+    def __init__(self, name: str | None, limit: int,
+                 valid: Callable[[Any], bool] = lambda value: isinstance(value, dict)) -> None:
+        stored: Any = None if name is None else load(name)
+        self.known: dict[Any, Any] = stored if valid(stored) else {}
+        self.new: dict[Any, Any] = {}
+        self._name = name
+        self._limit = limit
+        if name is not None:
+            atexit.register(self.save)
+
+    def save(self) -> None:
+        if not self.new or self._name is None:
+            return
+        table = {} if len(self.known) + len(self.new) > self._limit else dict(self.known)
+        table.update(self.new)
+        store(self._name, table)
+        self.new = {}
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 # A memo record with more entries than this starts over: stale keys do not pile up.
 MAX_MEMO_ENTRIES = 2048
@@ -144,9 +169,8 @@ def persistent(function: F) -> F:
     lists); new ones are written once, when the process exits.
     """
     source = Path(function.__code__.co_filename)
-    memo: dict[Any, Any] | None = None
-    new: dict[Any, Any] = {}
     name_parts = (function.__module__, function.__qualname__)
+    table: StoredTable | None = None  # read on the first call, not at import
 
     def record_name() -> str | None:
         try:
@@ -155,28 +179,17 @@ def persistent(function: F) -> F:
             return None  # no source to key the memo by: remember within this process only
         return f"memo-{environment_key('memo 1', *name_parts, code)}.bin"
 
-    def save(name: str) -> None:
-        if not new or memo is None:
-            return
-        table = {} if len(memo) + len(new) > MAX_MEMO_ENTRIES else dict(memo)
-        table.update(new)
-        store(name, table)
-
     @functools.wraps(function)
     def memoised(*arguments: Any) -> Any:
-        nonlocal memo
-        if memo is None:
-            name = record_name()
-            stored = None if name is None else load(name)
-            memo = stored if isinstance(stored, dict) else {}
-            if name is not None:
-                atexit.register(save, name)
+        nonlocal table
+        if table is None:
+            table = StoredTable(record_name(), MAX_MEMO_ENTRIES)
         key = tuple(int(a) if isinstance(a, int) else a for a in arguments)  # flags: plain
-        if key in memo:
-            return memo[key]
-        if key not in new:
-            new[key] = function(*arguments)
-        return new[key]
+        if key in table.known:
+            return table.known[key]
+        if key not in table.new:
+            table.new[key] = function(*arguments)
+        return table.new[key]
 
     return memoised  # type: ignore[return-value]
 

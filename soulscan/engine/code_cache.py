@@ -14,7 +14,6 @@ the methods do is unchanged. A missing or damaged record just means compiling as
 
 from __future__ import annotations
 
-import atexit
 import builtins
 import dataclasses
 import sys
@@ -32,30 +31,24 @@ class _CompiledMethods:
     """``exec`` for ``dataclasses``: a stored code object for each method source seen."""
 
     def __init__(self) -> None:
-        self.name = f"dataclass-methods-{cache.environment_key(f'code-cache {FORMAT}')}.bin"
-        stored = cache.load(self.name)
-        self.known: dict[str, types.CodeType] = stored if _is_code_table(stored) else {}
-        self.new: dict[str, types.CodeType] = {}
+        name = f"dataclass-methods-{cache.environment_key(f'code-cache {FORMAT}')}.bin"
+        self.table = cache.StoredTable(name, MAX_ENTRIES, _is_code_table)
+
+    @property
+    def known(self) -> dict[str, types.CodeType]:
+        return self.table.known
 
     def __call__(self, source: Any, globals: Any = None, locals: Any = None) -> None:
         if not isinstance(source, str):
             builtins.exec(source, globals, locals)  # noqa: S102 - dataclasses' own exec, passed on
             return
-        code = self.known.get(source) or self.new.get(source)
+        code = self.table.known.get(source) or self.table.new.get(source)
         if code is None:
             # dataclasses has no __future__ imports: compile as its own exec would.
             code = compile(source, "<string>", "exec", dont_inherit=True)
             if _is_soulscans(globals):  # a host process's own classes are not kept
-                self.new[source] = code
+                self.table.new[source] = code
         builtins.exec(code, globals, locals)  # noqa: S102 - the code dataclasses wrote
-
-    def save(self) -> None:
-        if not self.new:
-            return
-        table = {} if len(self.known) + len(self.new) > MAX_ENTRIES else dict(self.known)
-        table.update(self.new)
-        cache.store(self.name, table)
-        self.new = {}
 
 
 def _is_soulscans(module_globals: Any) -> bool:
@@ -76,6 +69,4 @@ def install() -> None:
     later releases build each class's methods in one ``exec``, a different text)."""
     if sys.version_info >= (3, 13) or isinstance(vars(dataclasses).get("exec"), _CompiledMethods):
         return
-    methods = _CompiledMethods()
-    dataclasses.exec = methods  # type: ignore[attr-defined]
-    atexit.register(methods.save)
+    dataclasses.exec = _CompiledMethods()  # type: ignore[attr-defined]
