@@ -326,13 +326,9 @@ class _OverlappedScan:
             return
         self._ready.append(position)
         if self._pool is None and len(self._ready) >= PARALLEL_THRESHOLD:
-            # The first job is scanned here: that loads and compiles the rule packs once,
-            # and forked workers inherit them instead of each paying for it.
             first = self._ready.pop(0)
-            self.done[first] = _scan_job(self._job(first), self.options)
-            from concurrent.futures import ProcessPoolExecutor  # start-up cost: -j > 1 only
-
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs)
+            self.done[first], self._pool = _scan_first_then_pool(
+                self._job(first), self.options, self.jobs)
         if self._pool is not None and len(self._ready) >= _BATCH:
             self._send(self._ready)
             self._ready = []
@@ -383,6 +379,17 @@ def _prepare(target: Target, options: ScanOptions, stdin: BinaryIO | None) -> _J
         return ScanError(target.display, describe_os_error(exc, target.path or Path("-")))
 
 
+def _scan_first_then_pool(
+    first: _Job, options: ScanOptions, jobs: int
+) -> tuple[_Outcomes, ProcessPoolExecutor]:
+    """Scan ``first`` here, then start the worker pool: the first scan loads and compiles
+    the rule packs once, and forked workers inherit them instead of each paying for it."""
+    outcome = _scan_job(first, options)
+    from concurrent.futures import ProcessPoolExecutor  # costs start-up; only for -j > 1
+
+    return outcome, ProcessPoolExecutor(max_workers=jobs)
+
+
 def _run_jobs(
     runnable: Sequence[_Job],
     options: ScanOptions,
@@ -398,13 +405,10 @@ def _run_jobs(
         for job in runnable:
             yield done(_scan_job(job, options))
         return
-    # The first job is scanned here: that loads and compiles the rule packs once, and
-    # forked workers inherit them instead of each paying for it.
     first, rest = runnable[0], runnable[1:]
-    yield done(_scan_job(first, options))
-    from concurrent.futures import ProcessPoolExecutor  # costs start-up; only for -j > 1
-
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    outcome, pool = _scan_first_then_pool(first, options, jobs)
+    yield done(outcome)
+    with pool:
         chunksize = max(1, len(rest) // (jobs * 8))
         for outcome in pool.map(_scan_job, rest, [options] * len(rest), chunksize=chunksize):
             yield done(outcome)
