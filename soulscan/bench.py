@@ -52,16 +52,6 @@ json.dump(result, sys.stdout)
 """
 
 
-@dataclass(frozen=True)
-class Timed:
-    seconds: float
-    chars: int
-
-    @property
-    def mchars_per_second(self) -> float:
-        return self.chars / self.seconds / 1e6 if self.seconds else float("inf")
-
-
 def machine_lines() -> list[str]:
     cpu = platform.processor() or "unknown CPU"
     try:

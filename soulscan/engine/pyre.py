@@ -116,18 +116,6 @@ def _union(*range_lists: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _complement(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    nxt = 0
-    for lo, hi in _union(ranges):
-        if lo > nxt:
-            out.append((nxt, lo - 1))
-        nxt = hi + 1
-    if nxt <= _MAXCODE:
-        out.append((nxt, _MAXCODE))
-    return out
-
-
 def _escape_cp(cp: int) -> str:
     if cp <= 0xFFFF:
         return f"\\u{cp:04x}"

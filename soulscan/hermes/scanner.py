@@ -66,10 +66,6 @@ def _members(scope: str) -> frozenset[str]:
     return members
 
 
-def rules_for_scope(scope: str) -> tuple[Rule, ...]:
-    return _rules_in(_members(scope))
-
-
 @functools.cache
 def _rules_in(members: frozenset[str]) -> tuple[Rule, ...]:
     return tuple(rule for rule in runtime_pack().rules if rule.scope in members)
