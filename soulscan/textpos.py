@@ -52,10 +52,6 @@ class LineIndex:
         end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.text)
         return self.text[start:end]
 
-    @property
-    def line_count(self) -> int:
-        return len(self.line_starts)
-
 
 def location_of(text: str, start: int, end: int) -> Location:
     """One-off lookup; build a ``LineIndex`` when mapping many spans of one text."""
