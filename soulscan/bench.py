@@ -93,16 +93,20 @@ def best_of(repeats: int, action: Callable[[], T]) -> tuple[float, T]:
     return best, result
 
 
-def oracle_scan(
-    oracle_python: Path, texts: Sequence[str], scopes: Sequence[str], repeats: int
-) -> dict[str, tuple[float, list[list[str]], list[float]]]:
-    """Time the runtime's own ``scan_for_threats`` over ``texts`` in its venv: per scope
-    the fastest total, the ids, and the fastest time of each text."""
+def require_oracle(oracle_python: Path) -> None:
     if not oracle_python.exists():
         raise SoulscanError(
             f"oracle python {oracle_python} not found: build the hermes-agent 0.19.0 venv "
             "(scripts/test does) or pass --oracle-python"
         )
+
+
+def oracle_scan(
+    oracle_python: Path, texts: Sequence[str], scopes: Sequence[str], repeats: int
+) -> dict[str, tuple[float, list[list[str]], list[float]]]:
+    """Time the runtime's own ``scan_for_threats`` over ``texts`` in its venv: per scope
+    the fastest total, the ids, and the fastest time of each text."""
+    require_oracle(oracle_python)
     with tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8", delete=False) as handle:
         json.dump(list(texts), handle)
     try:
@@ -188,9 +192,18 @@ def soulscan_command() -> list[str]:
 def wall_seconds(command: Sequence[str], cwd: Path | None = None,
                  env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(list(command), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=False, timeout=3600, cwd=cwd, env=env)
+    _require_success(command, subprocess.run(
+        list(command), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        check=False, timeout=3600, cwd=cwd, env=env))
     return time.perf_counter() - start
+
+
+def _require_success(command: Sequence[str], completed: subprocess.CompletedProcess[str]) -> None:
+    """A timed command that failed was not measured: its seconds would look like a speed-up."""
+    if completed.returncode != 0:
+        last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SoulscanError(f"timed command failed (exit {completed.returncode}): "
+                            f"{' '.join(command)}: {last}")
 
 
 def interleaved_medians(commands: Sequence[Sequence[str]], runs: int) -> list[float]:
@@ -210,9 +223,10 @@ def wall_and_cpu(command: Sequence[str], cwd: Path) -> tuple[float, float]:
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(list(command), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=False, timeout=3600, cwd=cwd)
+    completed = subprocess.run(list(command), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, check=False, timeout=3600, cwd=cwd)
     wall = time.perf_counter() - start
+    _require_success(command, completed)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
@@ -224,8 +238,9 @@ def ratio_line(label: str, value: float, target: str) -> str:
 
 def run_sections(sections: Sequence[Callable[[], Iterator[str]]]) -> Iterator[str]:
     start = time.perf_counter()
-    for section in sections:
-        yield ""
+    for number, section in enumerate(sections):
+        if number:
+            yield ""  # between sections, not before the first
         yield from section()
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
     yield ""
@@ -239,10 +254,18 @@ class BenchOptions:
     quick: bool
     sample: int = 1  # every n-th corpus item
     input_timeout: float = 300.0  # seconds before an adversarial scan counts as a hang
+    adversarial_size: int | None = None  # characters of each adversarial input; None: by mode
+    only: tuple[str, ...] = ()  # names of the sections to run; empty: every section
 
     @property
     def repeats(self) -> int:
         return 1 if self.quick else 3
+
+    @property
+    def adversarial_chars(self) -> int:
+        if self.adversarial_size is not None:
+            return self.adversarial_size
+        return 256_000 if self.quick else 1_000_000
 
     @property
     def every(self) -> int:
@@ -388,7 +411,7 @@ def timed_in_child(path: Path, profile: str, repeats: int, timeout: float) -> fl
 def adversarial_section(options: BenchOptions) -> Iterator[str]:
     from soulscan.fuzz.adversarial import ADVERSARIAL, prose
 
-    size = 256_000 if options.quick else 1_000_000
+    size = options.adversarial_chars
     inputs = {"prose": prose(size)} | {name: build(size) for name, build in ADVERSARIAL.items()}
     oracle = oracle_scan(options.oracle_python, list(inputs.values()), ["context"], 1)
     yield (f"[adversarial] {size:,}-character inputs scanned as AGENTS.md (in-process time, "
@@ -420,11 +443,29 @@ def adversarial_section(options: BenchOptions) -> Iterator[str]:
         yield ratio_line("worst adversarial input / prose", worst, "<= 3x")
 
 
+SECTIONS: dict[str, Callable[[BenchOptions], Iterator[str]]] = {
+    "corpora": corpora_section,
+    "cold-start": cold_start_section,
+    "tree": tree_section,
+    "adversarial": adversarial_section,
+}
+# The sections that time the runtime's own scanner, in the oracle venv.
+NEEDS_ORACLE = frozenset({"corpora", "adversarial"})
+
+
+def chosen_sections(names: Sequence[str]) -> list[str]:
+    """The named sections in benchmark order (every one when none is named)."""
+    for name in names:
+        if name not in SECTIONS:
+            raise SoulscanError(f"unknown bench section {name!r}: choose from {', '.join(SECTIONS)}")
+    return [name for name in SECTIONS if not names or name in names]
+
+
 def sections(options: BenchOptions) -> list[Callable[[], Iterator[str]]]:
-    return [
-        lambda: iter(machine_lines()),
-        lambda: corpora_section(options),
-        lambda: cold_start_section(options),
-        lambda: tree_section(options),
-        lambda: adversarial_section(options),
-    ]
+    """The machine lines and the chosen sections; a wrong section name or a missing oracle
+    is reported here, before minutes of other sections."""
+    chosen = chosen_sections(options.only)
+    if NEEDS_ORACLE.intersection(chosen):
+        require_oracle(options.oracle_python)
+    return [lambda: iter(machine_lines()),
+            *(functools.partial(SECTIONS[name], options) for name in chosen)]

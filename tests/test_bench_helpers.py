@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from soulscan.bench import best_of, comparable, corpus_texts, interleaved_medians, loaded_text
+from soulscan.bench import (
+    BenchOptions,
+    best_of,
+    chosen_sections,
+    comparable,
+    corpus_texts,
+    interleaved_medians,
+    loaded_text,
+    sections,
+    wall_and_cpu,
+    wall_seconds,
+)
+from soulscan.errors import SoulscanError
 
 
 @pytest.mark.parametrize(
@@ -55,11 +69,68 @@ def test_best_of_times_cpu_not_waiting() -> None:
 
 
 def test_interleaved_medians_time_each_command_in_turn(tmp_path: Path) -> None:
-    import sys
-
     log = tmp_path / "order"
     append = "import sys; open(sys.argv[1], 'a').write(sys.argv[2])"
     commands = [[sys.executable, "-c", append, str(log), tag] for tag in "ab"]
     medians = interleaved_medians(commands, 3)
     assert len(medians) == 2 and all(m > 0 for m in medians)
     assert log.read_text() == "ababab"
+
+
+@pytest.mark.parametrize("timed", [wall_seconds, wall_and_cpu], ids=["wall", "wall-and-cpu"])
+def test_a_timed_command_that_fails_stops_the_benchmark(
+    tmp_path: Path, timed: Callable[[list[str], Path], object]
+) -> None:
+    # Its seconds would read as a speed-up: a scan that crashes at once is very fast.
+    command = [sys.executable, "-c", "import sys; print('started'); sys.exit('scan crashed')"]
+    with pytest.raises(SoulscanError, match=r"timed command failed \(exit 1\): .*: scan crashed$"):
+        timed(command, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("names", "chosen"),
+    [
+        pytest.param((), ["corpora", "cold-start", "tree", "adversarial"], id="none-named-is-all"),
+        pytest.param(("adversarial", "corpora"), ["corpora", "adversarial"], id="benchmark-order"),
+        pytest.param(("tree", "tree"), ["tree"], id="once-each"),
+    ],
+)
+def test_chosen_sections(names: tuple[str, ...], chosen: list[str]) -> None:
+    assert chosen_sections(names) == chosen
+
+
+def test_an_unknown_section_names_the_known_ones() -> None:
+    with pytest.raises(SoulscanError, match=r"^unknown bench section 'cold start': choose from corpora, cold-start, tree, adversarial$"):
+        chosen_sections(("corpora", "cold start"))
+
+
+@pytest.mark.parametrize(
+    ("quick", "size", "chars"),
+    [
+        pytest.param(False, None, 1_000_000, id="full"),
+        pytest.param(True, None, 256_000, id="quick"),
+        pytest.param(True, 2_000, 2_000, id="chosen"),
+    ],
+)
+def test_adversarial_input_size(quick: bool, size: int | None, chars: int) -> None:
+    assert BenchOptions(Path("python"), None, quick, adversarial_size=size).adversarial_chars == chars
+
+
+@pytest.mark.parametrize(
+    ("only", "needs_oracle"),
+    [
+        pytest.param(("cold-start", "tree"), False, id="own-timings-only"),
+        pytest.param(("tree", "adversarial"), True, id="adversarial"),
+        pytest.param(("corpora",), True, id="corpora"),
+        pytest.param((), True, id="all"),
+    ],
+)
+def test_a_missing_oracle_is_reported_before_running_only_when_needed(
+    tmp_path: Path, only: tuple[str, ...], needs_oracle: bool
+) -> None:
+    options = BenchOptions(tmp_path / "missing", None, True, only=only)
+    if needs_oracle:
+        with pytest.raises(SoulscanError, match="not found"):
+            sections(options)
+    else:
+        assert len(sections(options)) == 1 + len(only)  # the machine lines, then each section
