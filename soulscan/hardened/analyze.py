@@ -11,10 +11,9 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import regex
-
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import FILE_KINDS, Rule, builtin_packs
+from soulscan.hardened.branch_search import BranchSearch
 from soulscan.hardened.decode import decode_blobs
 from soulscan.hardened.frontmatter_view import frontmatter_span
 from soulscan.hardened.gate import ViewGate
@@ -72,20 +71,20 @@ def view_gate(view: str, kind: str) -> ViewGate:
     return ViewGate([r for r in hardened_rules() if r.view == view and _applies(r, kind)], view)
 
 
-def _spans(rule: Rule, pattern: regex.Pattern[str], prepared: PreparedText) -> list[tuple[int, int]]:
-    """Every match of the rule; `pattern` is the rule's pattern or the branches the gate left."""
+def _spans(rule: Rule, search: BranchSearch, prepared: PreparedText) -> list[tuple[int, int]]:
+    """Every match of the rule; `search` runs the rule's pattern or the branches the gate left."""
     if not rule.trusted or rule.exact_source is not None:
         # a time limit, or a python-re rule whose exact form depends on the text
         return list(rule_finditer(rule, prepared))
-    return [match.span() for match in pattern.finditer(prepared.text)]
+    return search.spans(prepared)
 
 
 def _text_matches(
-    rule: Rule, views: Views, prepared: PreparedText, pattern: regex.Pattern[str]
+    rule: Rule, views: Views, prepared: PreparedText, search: BranchSearch
 ) -> list[HardenedMatch]:
     view = views.get(rule.view)
     found = []
-    for a, b in _spans(rule, pattern, prepared):
+    for a, b in _spans(rule, search, prepared):
         while a < b and view.text[a] == " " and rule.view == "words":
             a += 1
         while b > a and view.text[b - 1] == " " and rule.view == "words":
@@ -181,7 +180,7 @@ class _Analysis:
         self.blobs = decode_blobs(text) if depth < MAX_DECODE_DEPTH else []
         self.secrets = find_secrets(text)
         self._prepared_views: dict[str, PreparedText] = {}
-        self._live: dict[str, dict[str, regex.Pattern[str]]] = {}
+        self._live: dict[str, dict[str, BranchSearch]] = {}
 
     def _prepared(self, view: str) -> PreparedText:
         """One PreparedText a view, so anchor folding is done once, not once a rule."""
@@ -189,8 +188,8 @@ class _Analysis:
             self._prepared_views[view] = PreparedText(self.views.get(view).text)
         return self._prepared_views[view]
 
-    def _live_patterns(self, view: str) -> dict[str, regex.Pattern[str]]:
-        """Rule id -> pattern, for the rules of `view` whose anchors occur in its text."""
+    def _live_patterns(self, view: str) -> dict[str, BranchSearch]:
+        """Rule id -> search, for the rules of `view` whose anchors occur in its text."""
         if view not in self._live:
             self._live[view] = view_gate(view, self.kind).live(self._prepared(view))
         return self._live[view]
@@ -202,10 +201,10 @@ class _Analysis:
 
     def rule_matches(self, rule: Rule) -> list[HardenedMatch]:
         if rule.view in VIEW_NAMES:
-            pattern = self._live_patterns(rule.view).get(rule.id)
-            if pattern is None:
+            search = self._live_patterns(rule.view).get(rule.id)
+            if search is None:
                 return []
-            return _text_matches(rule, self.views, self._prepared(rule.view), pattern)
+            return _text_matches(rule, self.views, self._prepared(rule.view), search)
         if rule.view == "unicode":
             return [
                 HardenedMatch(rule, i.start, i.end, decoded=i.decoded, detail=i.detail)

@@ -26,6 +26,7 @@ import regex
 from soulscan.engine.anchors import NON_ASCII, Anchors, extract_regex_anchors
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
+from soulscan.hardened.branch_search import BranchSearch, leading_strings, starts_union
 
 
 def split_alternatives(source: str, flags: int) -> list[str] | None:
@@ -263,31 +264,60 @@ class ViewGate:
         )
         self._tests = tuple(tests)
         self._finder = _AnchorFinder(sorted(searched - {NON_ASCII}), spaced=view == "words")
+        # A test can pass only when a member of its first group occurs: the anchors found
+        # pick out the few tests worth evaluating, and each passed test the branches it opens.
+        self._always = frozenset(index for index, test in enumerate(self._tests) if not test)
+        opened_by: dict[str, set[int]] = {}
+        for index, opener in enumerate(self._tests):
+            for anchor in opener[0] if opener else ():
+                opened_by.setdefault(anchor, set()).add(index)
+        self._opened_by = {anchor: frozenset(indexes) for anchor, indexes in opened_by.items()}
+        branches_of: dict[int, list[tuple[int, int]]] = {}
+        for rule_index, (_, _, branch_tests) in enumerate(self.rules):
+            for branch, test_index in enumerate(branch_tests):
+                branches_of.setdefault(test_index, []).append((rule_index, branch))
+        self._branches_of = {index: tuple(pairs) for index, pairs in branches_of.items()}
+        self._searches: dict[tuple[int, tuple[int, ...]], BranchSearch] = {}
 
-    def live(self, prepared: PreparedText) -> dict[str, regex.Pattern[str]]:
-        """Rule id -> the pattern of its possible branches, for each rule that can match."""
-        present = self._finder.present(prepared.folded)
-        passed = [
-            not test[0].isdisjoint(present) and all(not g.isdisjoint(present) for g in test[1:])
-            if test
-            else True
-            for test in self._tests
-        ]
+    def _passed(self, present: set[str]) -> set[int]:
+        candidates = set(self._always)
+        opened_by = self._opened_by
+        for anchor in present:
+            candidates.update(opened_by.get(anchor, ()))
+        tests = self._tests
+        return {
+            index
+            for index in candidates
+            if all(not group.isdisjoint(present) for group in tests[index][1:])
+        }
+
+    def live(self, prepared: PreparedText) -> dict[str, BranchSearch]:
+        """Rule id -> the search of its possible branches, for each rule that can match."""
+        passed = self._passed(self._finder.present(prepared.folded))
+        alive: dict[int, list[int]] = {}
+        for test in passed:
+            for rule_index, branch in self._branches_of.get(test, ()):
+                alive.setdefault(rule_index, []).append(branch)
         result = {}
-        for gated, whole, tests in self.rules:
-            if not passed[whole]:
-                continue
-            alive = tuple(index for index, test in enumerate(tests) if passed[test])
-            if not alive:
-                continue
-            if len(alive) == len(gated.branches):
-                result[gated.rule.id] = gated.rule.compiled
-            elif len(alive) == 1:
-                result[gated.rule.id] = _compiled(gated.branches[alive[0]], gated.rule.regex_flags)
-            else:
-                source = "|".join(gated.branches[index] for index in alive)
-                result[gated.rule.id] = _compiled(source, gated.rule.regex_flags)
+        for rule_index in sorted(alive):
+            gated, whole, _ = self.rules[rule_index]
+            if whole in passed:
+                result[gated.rule.id] = self._search(rule_index, tuple(sorted(alive[rule_index])))
         return result
+
+    def _search(self, rule_index: int, branches: tuple[int, ...]) -> BranchSearch:
+        key = (rule_index, branches)
+        if key not in self._searches:
+            gated = self.rules[rule_index][0]
+            rule = gated.rule
+            starts = starts_union([leading_strings(gated.branches[i], rule.regex_flags) for i in branches])
+            if len(branches) == len(gated.branches):
+                search = BranchSearch(rule.compiled, starts)
+            else:
+                source = "|".join(gated.branches[index] for index in branches)
+                search = BranchSearch(_compiled(source, rule.regex_flags), starts)
+            self._searches[key] = search
+        return self._searches[key]
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,0 +1,112 @@
+"""Searching a branch only where a match can start finds exactly what finditer finds."""
+
+from __future__ import annotations
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.engine.matcher import PreparedText
+from soulscan.hardened.analyze import hardened_rules
+from soulscan.hardened.branch_search import BranchSearch, leading_strings, starts_union
+from soulscan.hardened.gate import gated_rule
+from soulscan.hardened.views import VIEW_NAMES
+
+V0, I = regex.V0, regex.V0 | regex.IGNORECASE
+
+
+@pytest.mark.parametrize(
+    ("source", "flags", "starts"),
+    [
+        pytest.param("abc", V0, ("abc",), id="literal"),
+        pytest.param("AbC", I, ("abc",), id="folded-when-caseless"),
+        pytest.param("AbC", V0, ("AbC",), id="exact-when-cased"),
+        pytest.param(" (?:ignore|forget) all", V0, (" forget ", " ignore "), id="cut-after-first-word"),
+        pytest.param(" (?:the )?rules x", V0, (" rules ", " the rules "), id="common-word-keeps-next"),
+        pytest.param(r"\bapi[_-]?key\b", I, ("api-key", "api_key", "apikey"), id="optional-set"),
+        pytest.param(r"(?<!x)ab|abc", V0, ("ab",), id="longer-extends-shorter"),
+        pytest.param("忽略(?:之前|以前)", V0, ("忽略之前", "忽略以前"), id="non-ascii-cased"),
+        pytest.param("é", I, None, id="non-ascii-caseless-unknown"),
+        pytest.param(r"\w+ab", V0, None, id="class-first"),
+        pytest.param("(?:^|\n)ab", V0, ("\nab", "ab"), id="zero-width-alternative"),
+        pytest.param("xa?bc", V0, ("xabc", "xbc"), id="optional"),
+        pytest.param("(?i:ab)c", V0, None, id="scoped-flag"),
+        pytest.param(r"\p{L}ab", V0, None, id="regex-only-syntax"),
+    ],
+)
+def test_leading_strings(source: str, flags: int, starts: tuple[str, ...] | None) -> None:
+    assert leading_strings(source, flags) == starts
+
+
+def test_union_of_branches_needs_every_branch() -> None:
+    assert starts_union([("ab",), ("abc", "x")]) == ("ab", "x")
+    assert starts_union([("ab",), None]) is None
+
+
+def _branches() -> list[tuple[str, int]]:
+    return sorted(
+        {
+            (branch, rule.regex_flags)
+            for rule in hardened_rules()
+            if rule.view in VIEW_NAMES and rule.trusted and rule.exact_source is None
+            for branch in gated_rule(rule).branches
+        }
+    )
+
+
+BRANCHES = _branches()
+
+
+def _search(source: str, flags: int) -> BranchSearch:
+    return BranchSearch(regex.compile(source, flags), leading_strings(source, flags))
+
+
+def _assert_same_as_finditer(search: BranchSearch, text: str) -> None:
+    expected = [match.span() for match in search.pattern.finditer(text)]
+    assert search.spans(PreparedText(text)) == expected, (search.pattern.pattern[:80], text[:200])
+
+
+def _examples() -> list[str]:
+    return [text for rule in hardened_rules() for text in (*rule.examples.match, *rule.examples.no_match)]
+
+
+EXAMPLES = _examples()
+
+
+def test_most_branches_have_starts() -> None:
+    known = sum(leading_strings(source, flags) is not None for source, flags in BRANCHES)
+    assert known >= len(BRANCHES) * 3 // 4
+
+
+@pytest.mark.parametrize(("source", "flags"), BRANCHES)
+def test_branch_search_equals_finditer_on_examples(source: str, flags: int) -> None:
+    search = _search(source, flags)
+    for text in EXAMPLES:
+        # lower-cased like the skeleton and words views, and padded like the words view
+        for variant in (text, f" {text.lower()} ", f" {text.lower()} " * 3):
+            _assert_same_as_finditer(search, variant)
+
+
+_PIECES = st.sampled_from(EXAMPLES).map(lambda text: text[:100])
+_CASE = st.sampled_from([str, str.lower, str.upper])
+_GLUE = st.sampled_from([" ", "\n", "", " the ", " do ", "İ", "<", " ignore ", "\n-- "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(BRANCHES),
+    st.lists(st.tuples(_PIECES, _CASE, _GLUE), min_size=1, max_size=6),
+)
+def test_branch_search_equals_finditer_on_spliced_examples(
+    branch: tuple[str, int], parts: list[tuple[str, object, str]]
+) -> None:
+    text = "".join(case(piece) + glue for piece, case, glue in parts)  # type: ignore[operator]
+    _assert_same_as_finditer(_search(*branch), text)
+
+
+@pytest.mark.parametrize("repeat", [1, 40, 400])
+def test_many_places_search_the_whole_text(repeat: int) -> None:
+    # past the place budget the whole text is searched: the same matches either way
+    search = _search(" (?:ignore|forget) (?:all|every) rules", V0)
+    _assert_same_as_finditer(search, " ignore all rules forget" * repeat + " forget every rules ")
