@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.hermes.nfkc import nfkc, nfkc_by_chunks, nfkc_mapped
+from soulscan.hermes.nfkc import MappedText, _map_piece, _pieces, nfkc, nfkc_by_chunks, nfkc_mapped
 
 # Letters, marks of several classes, compatibility characters, Hangul jamo, invisibles.
 ALPHABET = st.sampled_from(
@@ -95,3 +95,51 @@ def test_a_mark_run_longer_than_a_piece_only_reorders_marks() -> None:
     assert sorted(mapped.text) == sorted(exact)
     assert mapped.text[0] == exact[0] and mapped.text[-1] == exact[-1] == "b"
     assert mapped.source_span(len(mapped.text) - 1, len(mapped.text)) == (len(text) - 1, len(text))
+
+
+def _mapped_group_by_group(text: str) -> MappedText:
+    """The map as built before units: every group of a changed piece mapped on its own,
+    ASCII characters included (the reference the unit-by-unit map must agree with)."""
+    out: list[str] = []
+    out_starts: list[int] = []
+    src_starts: list[int] = []
+    src_ends: list[int] = []
+    one_to_one: list[bool] = []
+    for a, b in _pieces(text):
+        piece = text[a:b]
+        normal = nfkc(piece)
+        parts = ([(0, len(piece), piece, True)] if normal == piece else
+                 [(ga, gb, group, False) for ga, gb, group in _map_piece(piece, normal) if group])
+        for ga, gb, group, plain in parts:
+            out_starts.append(sum(map(len, out)))
+            out.append(group)
+            src_starts.append(a + ga)
+            src_ends.append(a + gb)
+            one_to_one.append(plain)
+    return MappedText("".join(out), len(text), tuple(out_starts), tuple(src_starts),
+                      tuple(src_ends), tuple(one_to_one))
+
+
+def _assert_same_spans(text: str) -> None:
+    mapped, reference = nfkc_mapped(text), _mapped_group_by_group(text)
+    assert mapped.text == reference.text
+    length = len(mapped.text)
+    for start in range(length + 1):
+        for end in range(start, min(length, start + 12) + 1):
+            assert mapped.source_span(start, end) == reference.source_span(start, end)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ALPHABET, max_size=60).map("".join))
+def test_units_map_every_span_as_groups_do(text: str) -> None:
+    _assert_same_spans(text)
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("x" * 3000 + "e\u0301\uff49gnore \u2026 a\u0316\u0301b" + "y" * 3000, id="long-ascii-around"),
+    pytest.param("\u1100\u1161\u11a8 ok \uac00\u11a8", id="hangul-composing-across-starters"),
+    pytest.param("\u0301\u0316 leading marks then \uff41", id="leading-marks"),
+    pytest.param(("word \u00e9 " * 300) + "\u2460", id="many-units-in-one-piece"),
+])
+def test_units_map_long_texts_as_groups_do(text: str) -> None:
+    _assert_same_spans(text)

@@ -250,18 +250,39 @@ def nfkc_mapped(text: str) -> MappedText:
 
     for a, b in _pieces(text):
         piece = text[a:b]
-        normal = nfkc(piece)
-        if normal == piece:
+        if nfkc(piece) == piece:
             record(piece, a, b, whole=False)
             continue
-        for ga, gb, group in _map_piece(piece, normal):
-            if group:
-                record(group, a + ga, a + gb, whole=True)
+        done = 0  # the piece is recorded up to here
+        for start, end in _non_ascii_units(piece):
+            if start > done:  # plain ASCII: unchanged, one character for one
+                record(piece[done:start], a + done, a + start, whole=False)
+            unit = piece[start:end]
+            for ga, gb, group in _map_piece(unit, nfkc(unit)):
+                if group:
+                    record(group, a + start + ga, a + start + gb, whole=True)
+            done = end
+        if done < len(piece):
+            record(piece[done:], a + done, a + len(piece), whole=False)
     normalised = "".join(out)
     if normalised == text:
         return MappedText(text, len(text))
     return MappedText(normalised, len(text), tuple(out_starts), tuple(src_starts),
                       tuple(src_ends), tuple(one_to_one))
+
+
+_NON_ASCII_RUN = re.compile("[^\x00-\x7f]+")
+
+
+def _non_ascii_units(piece: str) -> Iterator[tuple[int, int]]:
+    """Each run of non-ASCII characters with the ASCII character before it (a letter that
+    its marks may compose with). The piece normalises unit by unit: each unit ends before
+    an ASCII character, and the ASCII characters between units are left as they are.
+    Mapping a unit group by group gives the groups mapping the whole piece would (groups
+    and merges only look as far as the next cut before an ASCII character)."""
+    for run in _NON_ASCII_RUN.finditer(piece):
+        start, end = run.span()
+        yield (start - 1 if start else start), end
 
 
 def _map_piece(piece: str, whole: str) -> list[tuple[int, int, str]]:
