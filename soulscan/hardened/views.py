@@ -19,15 +19,24 @@ View names (the `view` key of a hardened rule):
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 import regex
 
 from soulscan.hardened.confusables_data import TO_ASCII
+from soulscan.hardened.view_offsets import (
+    ConstantMap,
+    EditedMap,
+    Edits,
+    IdentityMap,
+    OffsetMap,
+    PaddedMap,
+)
 
 VIEW_NAMES = ("raw", "nfkc", "skeleton", "words")
 
@@ -36,8 +45,7 @@ VIEW_NAMES = ("raw", "nfkc", "skeleton", "words")
 class View:
     name: str
     text: str
-    starts: Sequence[int]  # original start offset of each view character
-    ends: Sequence[int]
+    offsets: OffsetMap  # view character -> original code points
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Map a [start, end) span of this view to original code-point offsets."""
@@ -45,39 +53,33 @@ class View:
             return (0, 0)
         start = min(max(start, 0), len(self.text) - 1)
         last = min(max(end - 1, start), len(self.text) - 1)
-        return (self.starts[start], self.ends[last])
+        return (self.offsets.start(start), self.offsets.end(last))
 
 
 def identity_view(text: str) -> View:
-    # ranges index and slice like tuples without materialising a per-character offset table
-    return View("raw", text, range(len(text)), range(1, len(text) + 1))
+    return View("raw", text, IdentityMap())
 
 
 Match = regex.Match[str] | re.Match[str]
 Replacement = Callable[[Match], str]
+Pattern = regex.Pattern[str] | re.Pattern[str]
 
 
-def rewrite(
-    view: View,
-    name: str,
-    pattern: regex.Pattern[str] | re.Pattern[str],
-    replace: Replacement | str,
-) -> View:
+def rewrite(view: View, name: str, pattern: Pattern, replace: Replacement | str) -> View:
     """Replace every match of `pattern` (by `replace(match)`, or by `replace` itself).
 
     A same-length replacement keeps the per-character mapping; otherwise every replacement
-    character maps to the whole matched span. The text is built by one `sub` pass; the offset
-    tables are only rebuilt, by slices, around replacements that change the length.
+    character maps to the whole matched span. The text is built by one `sub` pass.
     """
     if isinstance(replace, str):
-        # A fixed replacement needs no call per match: `sub` copies it in C, and the spans
-        # whose length changes are collected by one more scan.
-        spans = [match.span() for match in pattern.finditer(view.text)]
-        if not spans:
-            return View(name, view.text, view.starts, view.ends)
-        text = pattern.sub(replace.replace("\\", "\\\\"), view.text)  # a template: escape `\`
-        size = len(replace)
-        return _remapped(view, name, text, [(a, b, size) for a, b in spans if b - a != size])
+        # `sub` copies a fixed replacement in C (a template: escape `\`); where the length
+        # changed is only looked up when a span of the view is mapped.
+        text = pattern.sub(replace.replace("\\", "\\\\"), view.text)
+        if text is view.text or (not replace and len(text) == len(view.text)):
+            return View(name, text, view.offsets)  # nothing replaced, or only empty matches
+        return View(
+            name, text, EditedMap(view.offsets, _fixed_edits(pattern, view.text, len(replace)))
+        )
     resized: list[tuple[int, int, int]] = []  # (start, end, new length) of length changes
 
     def record(match: Match) -> str:
@@ -87,28 +89,21 @@ def rewrite(
             resized.append((a, b, len(new)))
         return new
 
-    return _remapped(view, name, pattern.sub(record, view.text), resized)
-
-
-def _remapped(view: View, name: str, text: str, resized: list[tuple[int, int, int]]) -> View:
-    """The view of `text`, made from `view` by the (start, end, new length) replacements."""
+    text = pattern.sub(record, view.text)
     if not resized:
-        return View(name, text, view.starts, view.ends)
-    old_starts, old_ends = view.starts, view.ends
-    starts: list[int] = []
-    ends: list[int] = []
-    position = 0
-    for a, b, size in resized:
-        starts += old_starts[position:a]
-        ends += old_ends[position:a]
-        if size:
-            source = (old_starts[a], old_ends[b - 1]) if b > a else (old_starts[a], old_starts[a])
-            starts += [source[0]] * size
-            ends += [source[1]] * size
-        position = b
-    starts += old_starts[position:]
-    ends += old_ends[position:]
-    return View(name, text, starts, ends)
+        return View(name, text, view.offsets)
+    edits = Edits.of(resized)
+    return View(name, text, EditedMap(view.offsets, lambda: edits))
+
+
+def _fixed_edits(pattern: Pattern, text: str, size: int) -> Callable[[], Edits]:
+    """The length changes of replacing every match of `pattern` in `text` by `size` characters."""
+
+    def work_out() -> Edits:
+        spans = (match.span() for match in pattern.finditer(text))
+        return Edits.of((a, b, size) for a, b in spans if b - a != size)
+
+    return work_out
 
 
 _ENTITY = regex.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
@@ -127,8 +122,9 @@ _NON_ASCII = regex.compile(r"[^\x00-\x7f]")
 _NFKC_MAY_CHANGE = regex.compile(r"[^\x00-\x7f\p{NFKC_Quick_Check=Yes}]")
 _COMBINING_AFTER_NFKC = regex.compile(r"[\p{Mn}\p{Me}]+")
 _NON_ASCII_WORD = regex.compile(r"[\p{L}\p{N}]*[^\x00-\x7f][\p{L}\p{N}]*")
-# A word is only folded when a look-alike of an ASCII letter is in it.
-_CONFUSABLE = regex.compile("[" + "".join(regex.escape(chr(code)) for code in sorted(TO_ASCII)) + "]")
+# A word is only folded when a look-alike of an ASCII letter is in it. On `re`: its table of
+# a large set of characters is looked up ~30x faster than `regex`'s.
+_CONFUSABLE = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(TO_ASCII)) + "]")
 _BLOCK_TAG = regex.compile(
     r"</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|hr|section|article|blockquote|pre|details|summary|dt|dd|dl|"
     r"caption|header|footer|nav|aside|main|figure|figcaption|label|option|img)\b[^<>\n]{0,256}>",
@@ -187,13 +183,13 @@ def _fold_word(match: Match) -> str:
 def _lower(view: View, name: str) -> View:
     lowered = view.text.lower()
     if len(lowered) == len(view.text):
-        return View(name, lowered, view.starts, view.ends)
+        return View(name, lowered, view.offsets)
     return rewrite(view, name, _NON_ASCII, lambda m: m.group().lower())
 
 
 def nfkc_view(raw: View) -> View:
     if raw.text.isascii():
-        return View("nfkc", raw.text, raw.starts, raw.ends)
+        return View("nfkc", raw.text, raw.offsets)
     return rewrite(raw, "nfkc", _NFKC_MAY_CHANGE, _nfkc_char)
 
 
@@ -274,13 +270,17 @@ def _drop_fillers(view: View) -> View:
     tokens = view.text.split(" ")
     if FILLER_WORDS.isdisjoint(tokens):
         return view
-    dropped, position = [], 0
-    for token in tokens:
-        if token in FILLER_WORDS:
-            dropped.append((position, position + len(token) + 1, 0))
-        position += len(token) + 1
-    kept = " ".join(token for token in tokens if token not in FILLER_WORDS)
-    return _remapped(view, "words", kept, dropped)
+
+    def dropped() -> Edits:
+        replacements, position = [], 0
+        for token in tokens:
+            if token in FILLER_WORDS:
+                replacements.append((position, position + len(token) + 1, 0))
+            position += len(token) + 1
+        return Edits.of(replacements)
+
+    kept = " ".join(itertools.filterfalse(FILLER_WORDS.__contains__, tokens))
+    return View("words", kept, EditedMap(view.offsets, dropped))
 
 
 def words_view(skeleton: View) -> View:
@@ -302,13 +302,12 @@ def words_view(skeleton: View) -> View:
     if _LEET_HINT.search(view.text):
         view = rewrite(view, "words", _LEET_WORD, _unleet)
     if not view.text:
-        return View("words", " ", (0,), (0,))
-    text, starts, ends = view.text, view.starts, view.ends
-    if not text.startswith(" "):
-        text, starts, ends = " " + text, (starts[0], *starts), (starts[0], *ends)
-    if not text.endswith(" "):
-        text, starts, ends = text + " ", (*starts, ends[-1]), (*ends, ends[-1])
-    view = _drop_fillers(View("words", text, starts, ends))
+        return View("words", " ", ConstantMap(0, 0))
+    lead, trail = not view.text.startswith(" "), not view.text.endswith(" ")
+    if lead or trail:
+        text = " " * lead + view.text + " " * trail
+        view = View("words", text, PaddedMap(view.offsets, len(view.text), int(lead), trail))
+    view = _drop_fillers(view)
     if " now " in view.text:
         view = rewrite(view, "words", _FILLER_NOW, "")
     return view
