@@ -10,9 +10,11 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from soulscan.engine.anchors import NON_ASCII
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.hardened import gate
-from soulscan.hardened.analyze import _spans, hardened_rules, view_gate
+from soulscan.hardened.analyze import _Analysis, _spans, hardened_rules, view_gate
+from soulscan.hardened.anchor_finder import WordsIndex, pivot_finder, token_finder
 from soulscan.hardened.views import VIEW_NAMES, Views
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
@@ -100,3 +102,58 @@ def test_gate_keeps_every_match_on_the_shared_corpora() -> None:
             lines = [line for line in handle if line.strip()]
         for line in lines[::25]:
             _assert_gate_keeps_every_match(json.loads(line)["text"])
+
+
+# The finders: exactly the anchors `in` finds, whatever the text.
+_VIEW_ANCHORS = {view: sorted(view_gate(view, "agents").anchors) for view in VIEW_NAMES}
+
+
+def _assert_finders_exact(text: str) -> None:
+    views = Views(text)
+    for view in VIEW_NAMES:
+        folded = PreparedText(views.get(view).text).folded
+        anchors = frozenset(_VIEW_ANCHORS[view])
+        expected = {anchor for anchor in anchors if anchor in folded}
+        if folded.endswith(NON_ASCII):
+            expected.add(NON_ASCII)
+        assert pivot_finder(anchors).present(folded) == expected, (view, text[:200])
+        if view == "words":
+            assert token_finder(anchors).present(folded) == expected, text[:200]
+            assert token_finder(anchors).present(folded, WordsIndex.of(folded)) == expected
+
+
+@pytest.mark.parametrize("text", EXAMPLES[::3])
+def test_finders_find_exactly_the_anchors_in_examples(text: str) -> None:
+    _assert_finders_exact(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_PIECES, _GLUE), min_size=1, max_size=4))
+def test_finders_find_exactly_the_anchors_in_spliced_examples(parts: list[tuple[str, str]]) -> None:
+    _assert_finders_exact("".join(piece + glue for piece, glue in parts))
+
+
+def _assert_analysis_gates_as_each_view_alone(text: str, kind: str) -> None:
+    """The analysis looks anchors up once for views with the same folded text, and filters
+    starts by the words index: the rules it runs, and what they find, are the same."""
+    analysis = _Analysis(text, kind, 0)
+    for view in VIEW_NAMES:
+        prepared = PreparedText(analysis.views.get(view).text)
+        alone = view_gate(view, kind).live(prepared)
+        shared = analysis._live_patterns(view)
+        assert shared.keys() == alone.keys(), (view, text[:200])
+        words = WordsIndex.of(prepared.folded) if view == "words" else None
+        for rule_id, search in alone.items():
+            assert shared[rule_id].spans(prepared, words) == search.spans(prepared), (rule_id, text[:200])
+
+
+@pytest.mark.parametrize("kind", ["agents", "memory"])
+def test_analysis_gates_as_each_view_alone_on_examples(kind: str) -> None:
+    for text in EXAMPLES:
+        _assert_analysis_gates_as_each_view_alone(text, kind)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_PIECES, _GLUE), min_size=1, max_size=4))
+def test_analysis_gates_as_each_view_alone_on_spliced_examples(parts: list[tuple[str, str]]) -> None:
+    _assert_analysis_gates_as_each_view_alone("".join(piece + glue for piece, glue in parts), "agents")

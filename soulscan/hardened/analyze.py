@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import FILE_KINDS, Rule, builtin_packs
+from soulscan.hardened.anchor_finder import PivotFinder, WordsIndex, pivot_finder, token_finder
 from soulscan.hardened.branch_search import BranchSearch
 from soulscan.hardened.decode import decode_blobs
 from soulscan.hardened.frontmatter_view import frontmatter_span
@@ -71,20 +72,36 @@ def view_gate(view: str, kind: str) -> ViewGate:
     return ViewGate([r for r in hardened_rules() if r.view == view and _applies(r, kind)], view)
 
 
-def _spans(rule: Rule, search: BranchSearch, prepared: PreparedText) -> list[tuple[int, int]]:
-    """Every match of the rule; `search` runs the rule's pattern or the branches the gate left."""
+# Views whose anchors one finder looks up together when their folded texts are equal.
+SHARED_VIEWS = ("raw", "nfkc", "skeleton")
+
+
+@functools.cache
+def shared_finder(views: tuple[str, ...], kind: str) -> PivotFinder:
+    return pivot_finder(frozenset().union(*(view_gate(view, kind).anchors for view in views)))
+
+
+def _spans(
+    rule: Rule, search: BranchSearch, prepared: PreparedText, words: WordsIndex | None = None
+) -> list[tuple[int, int]]:
+    """Every match of the rule; `search` runs the rule's pattern or the branches the gate left;
+    `words`: the index of a words view's folded text."""
     if not rule.trusted or rule.exact_source is not None:
         # a time limit, or a python-re rule whose exact form depends on the text
         return list(rule_finditer(rule, prepared))
-    return search.spans(prepared)
+    return search.spans(prepared, words)
 
 
 def _text_matches(
-    rule: Rule, views: Views, prepared: PreparedText, search: BranchSearch
+    rule: Rule,
+    views: Views,
+    prepared: PreparedText,
+    search: BranchSearch,
+    words: WordsIndex | None = None,
 ) -> list[HardenedMatch]:
     view = views.get(rule.view)
     found = []
-    for a, b in _spans(rule, search, prepared):
+    for a, b in _spans(rule, search, prepared, words):
         while a < b and view.text[a] == " " and rule.view == "words":
             a += 1
         while b > a and view.text[b - 1] == " " and rule.view == "words":
@@ -181,6 +198,8 @@ class _Analysis:
         self.secrets = find_secrets(text)
         self._prepared_views: dict[str, PreparedText] = {}
         self._live: dict[str, dict[str, BranchSearch]] = {}
+        self._found: dict[str, set[str]] = {}
+        self._words: WordsIndex | None = None
 
     def _prepared(self, view: str) -> PreparedText:
         """One PreparedText a view, so anchor folding is done once, not once a rule."""
@@ -191,8 +210,37 @@ class _Analysis:
     def _live_patterns(self, view: str) -> dict[str, BranchSearch]:
         """Rule id -> search, for the rules of `view` whose anchors occur in its text."""
         if view not in self._live:
-            self._live[view] = view_gate(view, self.kind).live(self._prepared(view))
+            self._live[view] = view_gate(view, self.kind).live(
+                self._prepared(view), self._present(view)
+            )
         return self._live[view]
+
+    def _words_index(self) -> WordsIndex:
+        if self._words is None:
+            self._words = WordsIndex.of(self._prepared("words").folded)
+        return self._words
+
+    def _present(self, view: str) -> set[str] | None:
+        """The anchors found in the view's folded text, looked up once for every view with
+        the same folded text (most texts read the same raw, NFKC and skeleton)."""
+        if view == "words":
+            gate = view_gate(view, self.kind)
+            return token_finder(gate.anchors).present(self._prepared(view).folded, self._words_index())
+        if view not in SHARED_VIEWS:
+            return None
+        if view not in self._found:
+            folded = self._prepared(view).folded
+            sharing = tuple(
+                other
+                for other in SHARED_VIEWS
+                if other == view
+                or other not in self._found
+                and view_gate(other, self.kind).rules
+                and self._prepared(other).folded == folded
+            )
+            found = shared_finder(sharing, self.kind).present(folded)
+            self._found.update(dict.fromkeys(sharing, found))
+        return self._found[view]
 
     def payloads(self) -> list[_Payload]:
         found = [_Payload(i.start, i.end, i.decoded, i.kind) for i in self.issues if i.decoded]
@@ -204,7 +252,8 @@ class _Analysis:
             search = self._live_patterns(rule.view).get(rule.id)
             if search is None:
                 return []
-            return _text_matches(rule, self.views, self._prepared(rule.view), search)
+            words = self._words_index() if rule.view == "words" else None
+            return _text_matches(rule, self.views, self._prepared(rule.view), search, words)
         if rule.view == "unicode":
             return [
                 HardenedMatch(rule, i.start, i.end, decoded=i.decoded, detail=i.detail)

@@ -29,6 +29,7 @@ from soulscan.engine.anchors import extract_regex_anchors, rarity
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import start_places
 from soulscan.engine.segments import MIN_START_RARITY
+from soulscan.hardened.anchor_finder import TokenKey, WordsIndex, token_keys
 
 # Trying a pattern at one place costs about as much as searching this many characters.
 CHARS_PER_START = 48
@@ -41,11 +42,23 @@ class BranchSearch:
     # pattern ignores case); None: unknown, search the whole text.
     starts: tuple[str, ...] | None
 
-    def spans(self, prepared: PreparedText) -> list[tuple[int, int]]:
+    @functools.cached_property
+    def _start_keys(self) -> tuple[tuple[str, tuple[TokenKey, ...]], ...]:
+        # A start of lower-case ASCII words leaves its words in the folded text at the same
+        # place (folding keeps ASCII lower case as it is): a text of words lacking one of
+        # them lacks the start.
+        return tuple((start, token_keys(start)) for start in self.starts or ())
+
+    def spans(self, prepared: PreparedText, words: WordsIndex | None = None) -> list[tuple[int, int]]:
+        """Every match, as ``finditer`` gives them; `words`: the index of the prepared words
+        view's folded text, to skip the starts it lacks."""
         text = prepared.text
         if self.starts is not None:
+            starts: Sequence[str] = self.starts
+            if words is not None:
+                starts = [start for start, keys in self._start_keys if words.holds(keys)]
             haystack = prepared.folded if self.pattern.flags & regex.IGNORECASE else text
-            places = start_places(haystack, self.starts, len(text), len(text) // CHARS_PER_START + 4)
+            places = start_places(haystack, starts, len(text), len(text) // CHARS_PER_START + 4)
             if places is not None:
                 return _matches_at(self.pattern, text, sorted(set(places)))
         return [match.span() for match in self.pattern.finditer(text)]

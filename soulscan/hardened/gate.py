@@ -8,16 +8,13 @@ when one of its branches meets its requirement, and then only with those branche
 whose anchors are absent cannot match anywhere in the text, so dropping it changes no match.
 
 Each requirement is tested by one selective group of anchors (and by any other group whose
-anchors are looked up anyway), and each distinct anchor of a view is looked up once per text:
-with one `in` on views with few anchors (a C-speed scan, cheaper than any combined pattern),
-and on views with many through the text's tokens, so that most anchors cost a set lookup
-(`_AnchorFinder`). The tests are then set intersections.
+anchors are looked up anyway), and each distinct anchor of a view is looked up once per text
+(``soulscan.hardened.anchor_finder``). Only the tests a found anchor opens are evaluated.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,6 +23,7 @@ import regex
 from soulscan.engine.anchors import NON_ASCII, Anchors, extract_regex_anchors
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
+from soulscan.hardened.anchor_finder import AnchorFinder, pivot_finder, token_finder
 from soulscan.hardened.branch_search import BranchSearch, leading_strings, starts_union
 
 
@@ -155,87 +153,6 @@ def _test(groups: Requirement, chosen: frozenset[str] | None, searched: set[str]
     return (chosen, *sorted((g for g in groups if g != chosen and g <= searched), key=sorted))
 
 
-# Token keys. A token is what a split on spaces gives in the words view (its only separator)
-# and a run of ASCII letters and digits elsewhere. A piece of an anchor between two of its
-# separators is a whole token of any text holding the anchor; the piece after its last
-# separator starts a token, the piece before its first one ends a token.
-WHOLE, HEAD, TAIL = 0, 1, 2
-KEY_CHARS = 3  # a token's first or last characters kept as HEAD and TAIL keys
-# Splitting a text into tokens costs about as much as sixty substring searches.
-MIN_ANCHORS_FOR_TOKENS = 60
-TokenKey = tuple[int, str]
-_ALNUM_RUN = re.compile(r"[a-z0-9]+")  # ASCII only: `re` runs it faster than `regex`
-_NOT_SPACED = regex.compile(r"[^a-z0-9 ]")
-_NOT_ALNUM = regex.compile(r"[^a-z0-9]")
-
-
-def token_keys(anchor: str, spaced: bool) -> tuple[TokenKey, ...]:
-    """Every token key a text holding `anchor` holds (none for a piece of one token)."""
-    if anchor == NON_ASCII or not anchor.isascii() or spaced and _NOT_SPACED.search(anchor):
-        return ()
-    pieces = anchor.split(" ") if spaced else _NOT_ALNUM.split(anchor)
-    if len(pieces) < 2:
-        return ()
-    keys = [(WHOLE, piece) for piece in pieces[1:-1] if piece]
-    if len(pieces[-1]) >= KEY_CHARS:
-        keys.append((HEAD, pieces[-1][:KEY_CHARS]))
-    if len(pieces[0]) >= KEY_CHARS:
-        keys.append((TAIL, pieces[0][-KEY_CHARS:]))
-    # the longest whole token first: it is the rarest, and it indexes the anchor
-    return tuple(sorted(keys, key=lambda key: (key[0] != WHOLE, -len(key[1]), key)))
-
-
-class _AnchorFinder:
-    """Which of a fixed set of anchors occur in a folded text.
-
-    Each anchor costs one substring search, which ordinary prose pays hundreds of times over.
-    An anchor with token keys is only searched for when the text holds all its keys (set
-    lookups after one split into tokens); an anchor inside one token is searched for in the
-    text's distinct tokens, which hold it exactly when the text does and are shorter.
-    """
-
-    def __init__(self, anchors: Sequence[str], spaced: bool) -> None:
-        self.spaced = spaced
-        self.by_key: dict[TokenKey, list[tuple[str, tuple[TokenKey, ...]]]] = {}
-        self.in_one_token: list[str] = []
-        self.elsewhere: list[str] = []
-        tokens_pay = len(anchors) >= MIN_ANCHORS_FOR_TOKENS
-        for anchor in anchors:
-            keys = token_keys(anchor, spaced) if tokens_pay else ()
-            if not tokens_pay:
-                self.elsewhere.append(anchor)
-            elif keys:
-                self.by_key.setdefault(keys[0], []).append((anchor, keys[1:]))
-            elif _ALNUM_RUN.fullmatch(anchor):
-                self.in_one_token.append(anchor)
-            else:
-                self.elsewhere.append(anchor)
-        self.keys = tuple(
-            frozenset(key for kind_, key in self.by_key if kind_ == kind) for kind in (WHOLE, HEAD, TAIL)
-        )
-
-    def present(self, folded: str) -> set[str]:
-        found = {anchor for anchor in self.elsewhere if anchor in folded}
-        if folded.endswith(NON_ASCII):  # where PreparedText puts it
-            found.add(NON_ASCII)
-        if not self.by_key and not self.in_one_token:
-            return found
-        tokens = set(folded.split(" ") if self.spaced else _ALNUM_RUN.findall(folded))
-        # Every distinct token once: shorter than the text, and holding an anchor that lies
-        # inside one token exactly when the text does.
-        distinct = " ".join(tokens)
-        found.update(anchor for anchor in self.in_one_token if anchor in distinct)
-        if not self.by_key:
-            return found
-        held = (tokens, {t[:KEY_CHARS] for t in tokens}, {t[-KEY_CHARS:] for t in tokens})
-        for kind, keys in enumerate(self.keys):
-            for key in keys.intersection(held[kind]):
-                for anchor, others in self.by_key[(kind, key)]:
-                    if all(other[1] in held[other[0]] for other in others) and anchor in folded:
-                        found.add(anchor)
-        return found
-
-
 class ViewGate:
     """The rules of one view that can match a text, each with only its possible branches."""
 
@@ -263,7 +180,10 @@ class ViewGate:
             for rule in gated
         )
         self._tests = tuple(tests)
-        self._finder = _AnchorFinder(sorted(searched - {NON_ASCII}), spaced=view == "words")
+        self.anchors = frozenset(searched - {NON_ASCII})
+        self._finder: AnchorFinder = (
+            token_finder(self.anchors) if view == "words" else pivot_finder(self.anchors)
+        )
         # A test can pass only when a member of its first group occurs: the anchors found
         # pick out the few tests worth evaluating, and each passed test the branches it opens.
         self._always = frozenset(index for index, test in enumerate(self._tests) if not test)
@@ -291,9 +211,15 @@ class ViewGate:
             if all(not group.isdisjoint(present) for group in tests[index][1:])
         }
 
-    def live(self, prepared: PreparedText) -> dict[str, BranchSearch]:
-        """Rule id -> the search of its possible branches, for each rule that can match."""
-        passed = self._passed(self._finder.present(prepared.folded))
+    def live(self, prepared: PreparedText, present: set[str] | None = None) -> dict[str, BranchSearch]:
+        """Rule id -> the search of its possible branches, for each rule that can match.
+
+        `present`: the anchors that occur in the folded text, when a finder shared with other
+        views of the same text has found them (it must have looked for all of `anchors`).
+        """
+        if present is None:
+            present = self._finder.present(prepared.folded)
+        passed = self._passed(present)
         alive: dict[int, list[int]] = {}
         for test in passed:
             for rule_index, branch in self._branches_of.get(test, ()):

@@ -1,0 +1,148 @@
+"""Which of a fixed set of literal anchors occur in a folded text.
+
+Each anchor costs one substring search, which ordinary prose pays hundreds of times over.
+Two finders answer exactly for every anchor they are given, each suited to one kind of text:
+
+* ``PivotFinder``: one ``re`` pass that stops only at rare characters finds the anchors
+  holding one (``soulscan.engine.anchorscan``); the few made only of common characters
+  are each searched with ``in``;
+* ``TokenFinder`` (the words view, a text of words separated by single spaces): an anchor
+  of several words is searched for only when the text holds its words (set lookups after
+  one split into tokens); an anchor inside one word is searched for in the text's distinct
+  words, which hold it exactly when the text does and are shorter.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import regex
+
+from soulscan.engine.anchors import NON_ASCII
+from soulscan.engine.anchorscan import build_scan
+
+
+class AnchorFinder(Protocol):
+    def present(self, folded: str) -> set[str]:
+        """Exactly the anchors that occur in `folded` (and `NON_ASCII`, which
+        ``PreparedText`` appends to the folded form of a non-ASCII text)."""
+        ...
+
+
+@functools.lru_cache(maxsize=64)
+def pivot_finder(anchors: frozenset[str]) -> PivotFinder:
+    """The finder for `anchors` (none of them `NON_ASCII`) in any text."""
+    return PivotFinder(anchors)
+
+
+@functools.lru_cache(maxsize=64)
+def token_finder(anchors: frozenset[str]) -> TokenFinder:
+    """The finder for `anchors` (none of them `NON_ASCII`) in a words view."""
+    return TokenFinder(sorted(anchors))
+
+
+class PivotFinder:
+    def __init__(self, anchors: Iterable[str]) -> None:
+        self.scan = build_scan(anchors)
+        self.unpinned = tuple(sorted(set(anchors) - self.scan.pinned))
+
+    def present(self, folded: str) -> set[str]:
+        found = self.scan.present(folded)
+        found.update(anchor for anchor in self.unpinned if anchor in folded)
+        if folded.endswith(NON_ASCII):
+            found.add(NON_ASCII)
+        return found
+
+
+# Token keys. A token is what a split on spaces gives in the words view (its only
+# separator). A piece of an anchor between two of its spaces is a whole token of any text
+# holding the anchor; the piece after its last space starts a token, the piece before its
+# first one ends a token.
+WHOLE, HEAD, TAIL = 0, 1, 2
+KEY_CHARS = 3  # a token's first or last characters kept as HEAD and TAIL keys
+# Splitting a text into tokens costs about as much as sixty substring searches.
+MIN_ANCHORS_FOR_TOKENS = 60
+TokenKey = tuple[int, str]
+_WORD = regex.compile(r"[a-z0-9]+")
+_NOT_SPACED = regex.compile(r"[^a-z0-9 ]")
+
+
+def token_keys(anchor: str) -> tuple[TokenKey, ...]:
+    """Every token key a text holding `anchor` holds (none for a piece of one token)."""
+    if anchor == NON_ASCII or not anchor.isascii() or _NOT_SPACED.search(anchor):
+        return ()
+    pieces = anchor.split(" ")
+    if len(pieces) < 2:
+        return ()
+    keys = [(WHOLE, piece) for piece in pieces[1:-1] if piece]
+    if len(pieces[-1]) >= KEY_CHARS:
+        keys.append((HEAD, pieces[-1][:KEY_CHARS]))
+    if len(pieces[0]) >= KEY_CHARS:
+        keys.append((TAIL, pieces[0][-KEY_CHARS:]))
+    # the longest whole token first: it is the rarest, and it indexes the anchor
+    return tuple(sorted(keys, key=lambda key: (key[0] != WHOLE, -len(key[1]), key)))
+
+
+class TokenFinder:
+    """Which of a fixed set of anchors occur in a folded words view."""
+
+    def __init__(self, anchors: Sequence[str]) -> None:
+        self.by_key: dict[TokenKey, list[tuple[str, tuple[TokenKey, ...]]]] = {}
+        self.in_one_token: list[str] = []
+        self.elsewhere: list[str] = []
+        tokens_pay = len(anchors) >= MIN_ANCHORS_FOR_TOKENS
+        for anchor in anchors:
+            keys = token_keys(anchor) if tokens_pay else ()
+            if not tokens_pay:
+                self.elsewhere.append(anchor)
+            elif keys:
+                self.by_key.setdefault(keys[0], []).append((anchor, keys[1:]))
+            elif _WORD.fullmatch(anchor):
+                self.in_one_token.append(anchor)
+            else:
+                self.elsewhere.append(anchor)
+        self.keys = tuple(
+            frozenset(key for kind_, key in self.by_key if kind_ == kind) for kind in (WHOLE, HEAD, TAIL)
+        )
+
+    def present(self, folded: str, words: WordsIndex | None = None) -> set[str]:
+        """`words`: the index of `folded`, when it is built anyway."""
+        found = {anchor for anchor in self.elsewhere if anchor in folded}
+        if folded.endswith(NON_ASCII):  # where PreparedText puts it
+            found.add(NON_ASCII)
+        if not self.by_key and not self.in_one_token:
+            return found
+        if words is None:
+            words = WordsIndex.of(folded)
+        found.update(anchor for anchor in self.in_one_token if anchor in words.distinct)
+        held = words.held
+        for kind, keys in enumerate(self.keys):
+            for key in keys.intersection(held[kind]):
+                for anchor, others in self.by_key[(kind, key)]:
+                    if words.holds(others) and anchor in folded:
+                        found.add(anchor)
+        return found
+
+
+@dataclass(frozen=True)
+class WordsIndex:
+    """The distinct tokens of a folded words view, and their first and last characters."""
+
+    held: tuple[set[str], set[str], set[str]]  # by WHOLE, HEAD, TAIL
+    # Every distinct token once: shorter than the text, and holding a string without a
+    # space exactly when the text does.
+    distinct: str
+
+    @classmethod
+    def of(cls, folded: str) -> WordsIndex:
+        tokens = set(folded.split(" "))
+        held = (tokens, {t[:KEY_CHARS] for t in tokens}, {t[-KEY_CHARS:] for t in tokens})
+        return cls(held, " ".join(tokens))
+
+    def holds(self, keys: Iterable[TokenKey]) -> bool:
+        """Does the text hold every key (as a text holding an anchor with those keys does)?"""
+        held = self.held
+        return all(key in held[kind] for kind, key in keys)
