@@ -25,7 +25,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from soulscan.engine.rulepack import Rule
 from soulscan.extra_packs import extra_matches
@@ -39,22 +39,18 @@ from soulscan.models import (
     ORIGIN_RUNTIME,
     Confidence,
     Finding,
+    Location,
     Severity,
     Span,
 )
-from soulscan.report.escape import EscapedText, escape_bounded
-from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, escaped_excerpt, excerpt
+from soulscan.report.escape import escape_bounded
+from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, FileExcerpts
 from soulscan.textpos import LineIndex
 
 _RULE_ID = operator.attrgetter("rule_id")
 PROFILES = ("runtime", "hardened", "all")
 SNIPPET_LIMIT = 160
 MAX_OCCURRENCES = 1000
-# Findings on one line before the line is escaped once for all of them, unless it is
-# longer than this many characters a finding: each finding escapes ~160 characters of
-# windows, so the whole line costs at most what its findings have already spent.
-ESCAPE_LINE_AFTER = 4
-ESCAPED_CHARS_PER_FINDING = 64
 
 
 @dataclass(frozen=True)
@@ -100,8 +96,8 @@ def document_findings(
     if profile == "runtime" and not any(map(_runtime_flagged, document.regions)):
         return ()  # the common case: nothing to locate, nothing else to run
     context = _FileContext(document.text, display)
-    runtime: list[Finding] = []
-    hardened: list[Finding] = []
+    runtime: list[_Draft] = []
+    hardened: list[_Draft] = []
     for region in document.regions:
         if profile == "runtime":
             runtime.extend(_runtime_findings(context, region, _runtime_window(region)))
@@ -114,23 +110,23 @@ def document_findings(
     if not runtime and not hardened:  # the common case: a clean file
         return ()
     restates = _runtime_cover(runtime)
-    collected = runtime + [f for f in hardened if not restates(f)]
-    collected = _count_omitted(collected, context.occurrences)
+    kept = runtime + [draft for draft in hardened if not restates(draft)]
+    collected = _count_omitted(context.build(kept), context.occurrences)
     collected.sort(key=lambda f: (f.span.start, f.span.end, f.origin != ORIGIN_RUNTIME, f.rule_id))
     return tuple(collected)
 
 
-def _runtime_cover(runtime: list[Finding]) -> Callable[[Finding], bool]:
+def _runtime_cover(runtime: list[_Draft]) -> Callable[[_Draft], bool]:
     """Whether a hardened finding lies inside a runtime occurrence (and decoded nothing)."""
     spans = sorted((f.span.start, f.span.end) for f in runtime)
     starts = [start for start, _ in spans]
     furthest_end = list(itertools.accumulate((end for _, end in spans), max))
 
-    def restates(finding: Finding) -> bool:
-        if finding.decoded is not None:
+    def restates(draft: _Draft) -> bool:
+        if draft.decoded is not None:
             return False
-        last = bisect.bisect_right(starts, finding.span.start) - 1
-        return last >= 0 and furthest_end[last] >= finding.span.end
+        last = bisect.bisect_right(starts, draft.span.start) - 1
+        return last >= 0 and furthest_end[last] >= draft.span.end
 
     return restates
 
@@ -148,22 +144,24 @@ def _count_omitted(findings: list[Finding], occurrences: Counter[str]) -> list[F
     return findings
 
 
+class _Draft(NamedTuple):
+    """A finding before it is located and shown: one that is dropped (it restates a
+    runtime occurrence) costs nothing more, and those kept are shown together."""
+
+    region: Region
+    facts: RuleFacts
+    origin: str
+    span: Span
+    effect: str
+    decoded: str | None = None
+    detail: str | None = None
+
+
 @dataclass(frozen=True)
 class _FileContext:
     text: str
     display: str
-    # line number → whether the line holds no secret; a line is redacted once, not once
-    # per finding on it (a file of 20,000 zero-width spaces is one line).
-    secret_free: dict[int, bool] = field(default_factory=dict)
     occurrences: Counter[str] = field(default_factory=Counter)
-    # line number → findings on it so far, and the line escaped once when enough share it
-    line_findings: Counter[int] = field(default_factory=Counter)
-    escaped_lines: dict[int, EscapedText] = field(default_factory=dict)
-
-    @functools.cached_property
-    def index(self) -> LineIndex:
-        """Built for the first finding: a clean file never needs line numbers."""
-        return LineIndex.of(self.text)
 
     def admit(self, rule_id: str) -> bool:
         """Count an occurrence; False once the rule has ``MAX_OCCURRENCES`` listed."""
@@ -190,31 +188,48 @@ class _FileContext:
                     open_rules -= 1
                 yield match
 
-    def redactor_for(self, line_number: int, line: str) -> Callable[[str], str] | None:
-        """``redact``, or None for a line without secrets (nothing to redact)."""
-        if line_number not in self.secret_free:
-            self.secret_free[line_number] = redact(line) == line
-        return None if self.secret_free[line_number] else redact
+    def build(self, drafts: Sequence[_Draft]) -> list[Finding]:
+        """The findings of ``drafts``, located and shown in one pass over the text."""
+        index = LineIndex.of(self.text)
+        locations = [index.location(draft.span.start, draft.span.end) for draft in drafts]
+        shown = FileExcerpts(self.text, index).excerpts(locations)
+        return list(map(self._finding, drafts, locations, shown))
 
-    def excerpt(self, line_number: int, start: int, end: int) -> Excerpt:
-        """The excerpt of ``[start, end)`` in the line (0-based columns)."""
-        line = self.index.line_text(line_number)
-        redactor = self.redactor_for(line_number, line)
-        if redactor is not None:
-            return excerpt(line, start, end, redactor)
-        escaped = self.escaped_lines.get(line_number)
-        if escaped is None:
-            self.line_findings[line_number] += 1
-            shared = self.line_findings[line_number]
-            # Escaping the whole line pays once enough findings share it (a line of
-            # hidden characters, each one a finding); a long line with a few does not.
-            if shared < ESCAPE_LINE_AFTER or len(line) > shared * ESCAPED_CHARS_PER_FINDING:
-                return excerpt(line, start, end, None)
-            escaped = self.escaped_lines[line_number] = EscapedText.of(line)
-        return escaped_excerpt(escaped, start, end)
+    def _finding(self, draft: _Draft, location: Location, shown: Excerpt) -> Finding:
+        span, region, facts = draft.span, draft.region, draft.facts
+        scanned = _inside(span, region.scanned)
+        reaches_model = any(_overlaps(span, visible) for visible in region.visible)
+        matched = self.text[span.start : span.end]
+        extra = {
+            # Identity of the matched content for suppressions and baselines (soulscan.suppress).
+            "sha256": _content_digest(matched),
+            "runtime_scanned": "true" if scanned else "false",
+            "reaches_model": "true" if reaches_model else "false",
+            "excerpt_before": shown.before,
+            "excerpt_match": shown.match,
+            "excerpt_after": shown.after,
+        }
+        if draft.detail:
+            extra["detail"] = _safe(str(draft.detail))
+        return Finding(
+            rule_id=facts.id,
+            severity=facts.severity,
+            confidence=facts.confidence,
+            scope=facts.scope,
+            message=facts.message,
+            path=self.display,
+            span=span,
+            location=location,
+            snippet=snippet_of(matched),
+            origin=draft.origin,
+            runtime_visible=scanned and reaches_model,
+            runtime_effect=draft.effect,
+            decoded=None if draft.decoded is None else _safe(draft.decoded),
+            extra=extra,
+        )
 
 
-def _runtime_findings(context: _FileContext, region: Region, text: str) -> Iterator[Finding]:
+def _runtime_findings(context: _FileContext, region: Region, text: str) -> Iterator[_Draft]:
     """Occurrences of the runtime's rules in ``text``, a prefix of the region's text."""
     if not text:
         return
@@ -227,7 +242,7 @@ def _runtime_findings(context: _FileContext, region: Region, text: str) -> Itera
         # Only an occurrence the runtime saw inside its window contributed to the block.
         counted = _inside(span, region.scanned) and match.rule_id in region.ids
         effect = region.effect if counted else EFFECT_NONE
-        yield _finding(context, region, facts, ORIGIN_RUNTIME, span, effect)
+        yield _Draft(region, facts, ORIGIN_RUNTIME, span, effect)
 
 
 def _runtime_flagged(region: Region) -> bool:
@@ -258,7 +273,7 @@ def _runtime_cleared(region: Region) -> bool:
 
 def _hardened_findings(
     context: _FileContext, document: RuntimeDocument, region: Region
-) -> Iterator[Finding]:
+) -> Iterator[_Draft]:
     analyze = _hardened_analyzer()
     if analyze is None:
         return
@@ -266,69 +281,19 @@ def _hardened_findings(
         if not context.admit(match.rule.id):
             continue
         span = Span(region.offset + match.start, region.offset + match.end)
-        yield _finding(
-            context, region, RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
-            decoded=match.decoded, detail=match.detail,
-        )
+        yield _Draft(region, RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
+                     match.decoded, match.detail)
 
 
 def _project_pack_findings(
     context: _FileContext, document: RuntimeDocument, region: Region, packs: tuple[str, ...]
-) -> Iterator[Finding]:
+) -> Iterator[_Draft]:
     """Findings of the project's own rule packs (config ``rule-packs``): not the runtime's."""
     for rule, start, end in extra_matches(region.text, document.kind, packs):
         if not context.admit(rule.id):
             continue
         span = Span(region.offset + start, region.offset + end)
-        yield _finding(context, region, RuleFacts.of(rule), ORIGIN_HARDENED, span, EFFECT_NONE)
-
-
-def _finding(
-    context: _FileContext,
-    region: Region,
-    facts: RuleFacts,
-    origin: str,
-    span: Span,
-    effect: str,
-    *,
-    decoded: str | None = None,
-    detail: str | None = None,
-) -> Finding:
-    scanned = _inside(span, region.scanned)
-    reaches_model = any(_overlaps(span, visible) for visible in region.visible)
-    location = context.index.location(span.start, span.end)
-    # A match that runs on past its first line is shown to that line's end (excerpts clip).
-    end_in_line = location.end_column - 1 if location.end_line == location.line else len(context.text)
-    shown = context.excerpt(location.line, location.column - 1, end_in_line)
-    extra = {
-        # Identity of the matched content for suppressions and baselines (soulscan.suppress).
-        "sha256": hashlib.sha256(
-            context.text[span.start : span.end].encode("utf-8", "surrogatepass")
-        ).hexdigest(),
-        "runtime_scanned": "true" if scanned else "false",
-        "reaches_model": "true" if reaches_model else "false",
-        "excerpt_before": shown.before,
-        "excerpt_match": shown.match,
-        "excerpt_after": shown.after,
-    }
-    if detail:
-        extra["detail"] = _safe(str(detail))
-    return Finding(
-        rule_id=facts.id,
-        severity=facts.severity,
-        confidence=facts.confidence,
-        scope=facts.scope,
-        message=facts.message,
-        path=context.display,
-        span=span,
-        location=location,
-        snippet=snippet_of(context.text[span.start : span.end]),
-        origin=origin,
-        runtime_visible=scanned and reaches_model,
-        runtime_effect=effect,
-        decoded=None if decoded is None else _safe(decoded),
-        extra=extra,
-    )
+        yield _Draft(region, RuleFacts.of(rule), ORIGIN_HARDENED, span, EFFECT_NONE)
 
 
 def snippet_of(matched: str) -> str:
@@ -342,6 +307,11 @@ def _safe(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)  # the same few matches recur (each hidden character)
+def _content_digest(matched: str) -> str:
+    return hashlib.sha256(matched.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@functools.lru_cache(maxsize=1024)
 def _safe_prefix(prefix: str) -> str:
     return escape_bounded(redact(prefix), SNIPPET_LIMIT)
 

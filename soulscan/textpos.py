@@ -10,33 +10,61 @@ one column, a leading BOM is column 1), which is what the JSON contract promises
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+import itertools
+from collections.abc import Sequence
 
 from soulscan.models import Location
 
+# Newlines are looked for at least this far ahead at a time (and twice as far as before),
+# so a file whose findings all sit near its start is never read to its end.
+_FIRST_STRETCH = 4096
 
-@dataclass(frozen=True)
+
 class LineIndex:
-    """Start offsets of every line of one text, for repeated offset lookups."""
+    """Start offsets of the lines of one text, for repeated offset lookups.
 
-    text: str
-    line_starts: tuple[int, ...]
+    The starts are found only as far into the text as offsets have been asked for
+    (doubling each time): a megabyte file whose findings all lie in its first few
+    kilobytes costs a few kilobytes of newline search, not a megabyte.
+    """
+
+    __slots__ = ("_searched", "_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts = [0]
+        self._searched = 0  # every newline before this offset is in ``_starts``
 
     @classmethod
     def of(cls, text: str) -> LineIndex:
-        starts = [0]
-        position = text.find("\n")
-        while position != -1:
-            starts.append(position + 1)
-            position = text.find("\n", position + 1)
-        return cls(text, tuple(starts))
+        return cls(text)
+
+    @property
+    def line_starts(self) -> Sequence[int]:
+        """The start offset of every line of the text."""
+        self._search_to(len(self.text))
+        return self._starts
+
+    def _search_to(self, offset: int) -> None:
+        if offset <= self._searched:
+            return
+        start = self._searched
+        end = min(len(self.text), max(offset, 2 * start, _FIRST_STRETCH))
+        if self.text.find("\n", start, end) != -1:
+            pieces = self.text[start:end].split("\n")
+            del pieces[-1]  # what follows the last newline is no line start's business
+            # A line starts one past each newline: accumulate piece lengths + 1, in C.
+            ends = itertools.accumulate(map((1).__add__, map(len, pieces)), initial=start)
+            self._starts.extend(itertools.islice(ends, 1, None))
+        self._searched = end
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of ``offset``; ``len(text)`` is a valid end position."""
         if not 0 <= offset <= len(self.text):
             raise ValueError(f"offset {offset} outside text of length {len(self.text)}")
-        line_number = bisect.bisect_right(self.line_starts, offset)
-        return line_number, offset - self.line_starts[line_number - 1] + 1
+        self._search_to(offset)
+        line_number = bisect.bisect_right(self._starts, offset)
+        return line_number, offset - self._starts[line_number - 1] + 1
 
     def location(self, start: int, end: int) -> Location:
         """Location of the half-open span ``[start, end)``; the end column is exclusive."""
@@ -46,11 +74,24 @@ class LineIndex:
         end_line, end_column = self.position(end)
         return Location(line, column, end_line, end_column)
 
+    def line_start(self, line: int) -> int:
+        """The offset where 1-based ``line`` starts."""
+        while len(self._starts) < line and self._searched < len(self.text):
+            self._search_to(self._searched + 1)
+        return self._starts[line - 1]
+
+    def line_end(self, line: int, limit: int) -> int:
+        """Where 1-based ``line`` ends (its newline, or the end of the text), or ``limit``
+        if that comes first: the text is searched no further than ``limit`` for it."""
+        limit = min(limit, len(self.text))
+        self._search_to(limit)
+        return min(self._starts[line] - 1, limit) if line < len(self._starts) else limit
+
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` without its newline."""
-        start = self.line_starts[line - 1]
-        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.text)
-        return self.text[start:end]
+        start = self.line_start(line)
+        end = self.text.find("\n", start)
+        return self.text[start : len(self.text) if end == -1 else end]
 
 
 def location_of(text: str, start: int, end: int) -> Location:

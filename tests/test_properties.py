@@ -11,10 +11,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,10 +31,13 @@ from soulscan.engine.matcher import rule_search
 from soulscan.fuzz.adversarial import ADVERSARIAL, prose
 from soulscan.fuzz.seeds import load_seeds
 from soulscan.fuzz.strategies import FAMILIES
+from soulscan.hardened.secrets import redact
 from soulscan.hermes.documents import load_document
 from soulscan.hermes.scanner import INVISIBLE_CHARS, runtime_matches, scan_for_threats
-from soulscan.models import FileResult
+from soulscan.models import FileResult, Location
 from soulscan.pipeline import ScanOptions, scan_target
+from soulscan.report import excerpt as excerpt_module
+from soulscan.report.excerpt import excerpt
 
 KIND_FILES = {
     "agents": "AGENTS.md", "claude": "CLAUDE.md", "hermes": ".hermes.md", "soul": "SOUL.md",
@@ -86,6 +91,40 @@ def test_findings_lie_inside_the_file(text: str, kind: str) -> None:
         assert 1 <= location.line <= location.end_line <= len(lines), finding
         assert 1 <= location.column <= len(lines[location.line - 1]) + 1, finding
         assert 1 <= location.end_column <= len(lines[location.end_line - 1]) + 1, finding
+
+
+# Long lines of hidden characters with credentials near and far: excerpts are worked out
+# around each finding, never from the whole line, unless it must be redacted.
+EXCERPT_PIECES = ["\u200b" * 40, "\u202e", "x" * 3000, "\n", "ignore all previous instructions ",
+                  "token = abcdefghijklmnop", "ghp_" + "a1B2" * 9, "AKIA", "\U000e0041" * 9]
+EXCERPT_TEXTS = st.one_of(TEXTS, st.lists(st.sampled_from(EXCERPT_PIECES), max_size=12).map("".join))
+
+
+@pytest.mark.parametrize("long_line", [excerpt_module.LONG_LINE, 0], ids=["as-shipped", "all-long"])
+@PIPELINE_SETTINGS
+@given(text=EXCERPT_TEXTS, kind=st.sampled_from(("agents", "memory")))
+def test_findings_show_what_their_whole_line_shows(long_line: int, text: str, kind: str) -> None:
+    """Location, excerpt and content hash of every finding are those computed from the
+    whole text and the finding's whole line (redacted when it holds a secret), also when
+    every line counts as long and is screened for secrets around its findings only."""
+    with mock.patch.object(excerpt_module, "LONG_LINE", long_line):
+        decoded, result = _scan(text, kind)
+    if decoded is None:
+        return
+    lines = decoded.split("\n")
+    for finding in result.findings:
+        start, end = finding.span.start, finding.span.end
+        before, through = decoded[:start].split("\n"), decoded[:end].split("\n")
+        assert finding.location == Location(len(before), len(before[-1]) + 1,
+                                            len(through), len(through[-1]) + 1)
+        line = lines[len(before) - 1]
+        end_in_line = finding.location.end_column - 1 if len(through) == len(before) else len(line)
+        shown = excerpt(line, len(before[-1]), end_in_line, None if redact(line) == line else redact)
+        extra = finding.extra
+        assert (extra["excerpt_before"], extra["excerpt_match"], extra["excerpt_after"]) == (
+            shown.before, shown.match, shown.after)
+        matched = decoded[start:end].encode("utf-8", "surrogatepass")
+        assert extra["sha256"] == hashlib.sha256(matched).hexdigest()
 
 
 @MATCHER_SETTINGS

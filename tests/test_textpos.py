@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from soulscan import textpos
 from soulscan.models import Location
 from soulscan.textpos import LineIndex, location_of
 
@@ -44,3 +47,44 @@ def test_position_agrees_with_splitting(text: str, data: st.DataObject) -> None:
     before = text[:offset].split("\n")
     assert (line, column) == (len(before), len(before[-1]) + 1)
     assert index.line_text(line) == text.split("\n")[line - 1]
+
+
+QUESTIONS = st.tuples(st.sampled_from(("position", "line_end", "line_text")), st.integers(0, 10_000))
+
+
+@pytest.mark.parametrize("stretch", [1, 3, 4096])
+@given(text=st.text(alphabet="ab\n😀"), queries=st.lists(QUESTIONS, max_size=12))
+def test_lazy_index_answers_like_splitting_whatever_the_order(
+    stretch: int, text: str, queries: list[tuple[str, int]]
+) -> None:
+    """Newlines are searched only as far as questions reach, in any order: every answer is
+    still the one splitting the whole text gives."""
+    lines = text.split("\n")
+    with mock.patch.object(textpos, "_FIRST_STRETCH", stretch):
+        _check_answers(LineIndex.of(text), text, lines, queries)
+
+
+def _check_answers(index: LineIndex, text: str, lines: list[str], queries: list[tuple[str, int]]) -> None:
+    for question, number in queries:
+        if question == "position":
+            offset = number % (len(text) + 1)
+            before = text[:offset].split("\n")
+            assert index.position(offset) == (len(before), len(before[-1]) + 1)
+            continue
+        line = number % len(lines) + 1
+        start = sum(len(previous) + 1 for previous in lines[: line - 1])
+        assert index.line_start(line) == start
+        if question == "line_text":
+            assert index.line_text(line) == lines[line - 1]
+        else:
+            limit = start + number % (len(lines[line - 1]) + 3)
+            assert index.line_end(line, limit) == min(start + len(lines[line - 1]), limit, len(text))
+    assert list(index.line_starts) == [0, *(i + 1 for i, char in enumerate(text) if char == "\n")]
+
+
+def test_a_long_text_is_searched_only_as_far_as_asked() -> None:
+    text = ("x" * 99 + "\n") * 100_000
+    index = LineIndex.of(text)
+    assert index.location(150, 160) == Location(2, 51, 2, 61)
+    assert index.line_end(2, 10_000) == 199
+    assert index._searched < 50_000  # what the laziness is for

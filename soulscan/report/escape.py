@@ -89,11 +89,16 @@ def _escape_run(match: regex.Match[str]) -> str:
     return "".join(map(_ESCAPES.__getitem__, run))
 
 
+def _needs_no_escape(text: str) -> bool:
+    """Whether ``text`` holds no hidden character, told in C for most printable text."""
+    return text.isprintable() and (  # in ASCII only C0 controls and DEL are hidden
+        text.isascii() or _PRINTABLE_SHORTCUT and _PRINTABLE_BUT_HIDDEN.search(text) is None
+    )
+
+
 def escape_text(text: str) -> str:
     """``text`` with every hidden or dangerous character replaced by a visible escape."""
-    if text.isprintable() and (  # in ASCII only C0 controls and DEL are hidden
-        text.isascii() or _PRINTABLE_SHORTCUT and _PRINTABLE_BUT_HIDDEN.search(text) is None
-    ):
+    if _needs_no_escape(text):
         return text
     escaped: str = _HIDDEN_RUN.sub(_escape_run, text)
     return escaped
@@ -104,29 +109,34 @@ class EscapedText:
     """``escape_text`` of one text and where each of its characters went.
 
     Escaping works one character at a time, so the escape of any slice of the text is
-    the matching slice of the escape: the many findings of one long line of hidden
-    characters then share one escape of the line instead of escaping windows of it.
+    the matching slice of the escape: the many findings near one another in a file then
+    share one escape of the stretch they are shown in instead of escaping windows of it.
     """
 
     escaped: str
-    offsets: tuple[int, ...]  # where character i starts in ``escaped``; one more at the end
+    # Where character i starts in ``escaped``, one more at the end; None when nothing
+    # was escaped (the offsets are then the characters' own).
+    offsets: tuple[int, ...] | None
+    length: int  # of the original text
 
     @classmethod
     def of(cls, text: str) -> EscapedText:
-        widths = [1] * len(text)
-        for run in _HIDDEN_RUN.finditer(text):
-            widths[run.start() : run.end()] = map(len, map(_ESCAPES.__getitem__, run.group()))
-        return cls(escape_text(text), (0, *itertools.accumulate(widths)))
-
-    @property
-    def length(self) -> int:
-        """The length of the original text."""
-        return len(self.offsets) - 1
+        hidden = set() if _needs_no_escape(text) else set(_HIDDEN.findall(text))
+        if not hidden:
+            return cls(text, None, len(text))
+        escapes = {char: _ESCAPES[char] for char in hidden}
+        # One escape or the character itself for each character, mapped in C: a stretch
+        # dense with hidden characters costs no Python call per character or run.
+        pieces = list(map(escapes.get, text, text))
+        offsets = (0, *itertools.accumulate(map(len, pieces)))
+        return cls("".join(pieces), offsets, len(text))
 
     def escaped_slice(self, start: int, end: int) -> str:
         """``escape_text(text[start:end])`` for 0 <= start <= end."""
         end = min(end, self.length)
         start = min(start, end)
+        if self.offsets is None:
+            return self.escaped[start:end]
         return self.escaped[self.offsets[start] : self.offsets[end]]
 
 
@@ -153,6 +163,8 @@ def shorten_left(escaped: str, limit: int) -> str:
     if len(escaped) <= limit:
         return escaped
     cut = len(escaped) - limit
+    if "\\" not in escaped:  # no escape sequence to keep whole
+        return ELLIPSIS + escaped[cut:]
     opener = max(escaped.rfind("\\u{", 0, cut + 2), escaped.rfind("\\x{", 0, cut + 2))
     if opener != -1 and opener < cut and escaped.find("}", opener) >= cut:
         cut = escaped.find("}", opener) + 1
@@ -169,6 +181,8 @@ def shorten(escaped: str, limit: int) -> str:
     """
     if len(escaped) <= limit:
         return escaped
+    if "\\" not in escaped:  # no escape sequence to keep whole
+        return escaped[:limit] + ELLIPSIS
     cut = limit
     opener = max(escaped.rfind("\\u{", 0, cut + 2), escaped.rfind("\\x{", 0, cut + 2))
     if opener != -1 and opener < cut and escaped.find("}", opener) >= cut:

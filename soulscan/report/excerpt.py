@@ -8,9 +8,13 @@ read together hides the whole line behind one redaction instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import bisect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from soulscan.hardened.secrets import redact
+from soulscan.models import Location
 from soulscan.report.escape import (
     EscapedText,
     escape_bounded,
@@ -18,6 +22,8 @@ from soulscan.report.escape import (
     shorten,
     shorten_left,
 )
+from soulscan.report.secret_screen import ANCHORS, SecretScreen
+from soulscan.textpos import LineIndex
 
 BEFORE_LIMIT = 40
 MATCH_LIMIT = 80
@@ -69,3 +75,143 @@ def escaped_excerpt(line: EscapedText, start: int, end: int) -> Excerpt:
         shorten(line.escaped_slice(start, min(end, start + MATCH_LIMIT + 1)), MATCH_LIMIT),
         shorten(line.escaped_slice(end, end + AFTER_LIMIT + 1), AFTER_LIMIT),
     )
+
+
+# A line longer than this is screened for secrets around each finding, not as a whole.
+LONG_LINE = 2 * REDACTION_MARGIN
+
+
+class FileExcerpts:
+    """The excerpts of many findings of one text, each exactly ``excerpt`` of its line.
+
+    Work is bounded by what the excerpts show rather than by the size of their lines: a
+    line is cut out of the text only to redact it; a long line is screened for secrets
+    only around its findings; and the windows shown, merged where they touch, are each
+    escaped once for every finding that shows part of them.
+    """
+
+    def __init__(self, text: str, index: LineIndex) -> None:
+        self.text = text
+        self.index = index
+        self._screen = SecretScreen(text)
+        self._lines: dict[int, _Line] = {}
+        self._secret_free: dict[int, bool] = {}  # line number → redact leaves it alone
+
+    def excerpts(self, locations: Sequence[Location]) -> list[Excerpt]:
+        """The excerpt of each location: its line shown around ``[column, end_column)``,
+        to the line's end when the location runs on past it."""
+        plain: list[_Cuts | None] = []
+        redacted: dict[int, Excerpt] = {}
+        for position, location in enumerate(locations):
+            line = self._line(location.line)
+            start = line.start + location.column - 1
+            if location.end_line == location.line:
+                end = line.start + location.end_column - 1
+            elif line.short:  # a newline lies inside the span: the line ends there
+                end = line.end_or_limit
+            else:
+                span_end = self.index.line_start(location.end_line) + location.end_column - 1
+                end = self.index.line_end(location.line, span_end)
+            if self._shows_no_secret(location.line, line, start, end):
+                after_end = end + AFTER_LIMIT + 1
+                if after_end > line.end_or_limit:
+                    after_end = (line.end_or_limit if line.short
+                                 else self.index.line_end(location.line, after_end))
+                plain.append(_Cuts(max(line.start, start - BEFORE_LIMIT - 1), start,
+                                   min(end, start + MATCH_LIMIT + 1), end, after_end))
+            else:
+                plain.append(None)
+                text = self.index.line_text(location.line)
+                redacted[position] = excerpt(text, start - line.start, end - line.start, redact)
+        shown = _EscapedWindows(self.text, plain)
+        return [redacted[position] if cuts is None else shown.excerpt(cuts)
+                for position, cuts in enumerate(plain)]
+
+    def _line(self, number: int) -> _Line:
+        line = self._lines.get(number)
+        if line is None:
+            start = self.index.line_start(number)
+            limit = start + LONG_LINE + 1
+            end = self.index.line_end(number, limit)
+            short = end < limit or end == len(self.text)
+            line = self._lines[number] = _Line(start, end, short)
+        return line
+
+    def _shows_no_secret(self, number: int, line: _Line, start: int, end: int) -> bool:
+        """Whether the unredacted excerpt is the excerpt: the line holds no secret, or
+        nothing that ``excerpt`` would redact lies near the span."""
+        if not line.short and end <= start + MATCH_LIMIT + REDACTION_MARGIN:
+            # ``excerpt`` redacts contiguous pieces of this neighbourhood (cut at the line's
+            # end, which only narrows it) and their join; with no anchor in it none of
+            # them changes, and then it shows what it shows of a secret-free line.
+            low = max(line.start, start - BEFORE_LIMIT - REDACTION_MARGIN)
+            if self._screen.clear(low, end + AFTER_LIMIT + REDACTION_MARGIN):
+                return True
+        free = self._secret_free.get(number)
+        if free is None:
+            text = self.index.line_text(number)
+            free = self._secret_free[number] = (ANCHORS.search(text) is None
+                                                or redact(text) == text)
+        return free
+
+
+class _Line(NamedTuple):
+    start: int
+    # Where the line ends when it is short; else a point before which it holds no newline.
+    end_or_limit: int
+    short: bool
+
+
+class _Cuts(NamedTuple):
+    """Where an unredacted excerpt's pieces lie in the text: before is
+    ``[before, start)``, the match ``[start, match_end)``, after ``[end, after_end)``."""
+
+    before: int
+    start: int
+    match_end: int
+    end: int
+    after_end: int
+
+
+class _EscapedWindows:
+    """The windows excerpts show, merged where they overlap or touch, each escaped once."""
+
+    def __init__(self, text: str, shown: Sequence[_Cuts | None]) -> None:
+        windows = sorted(
+            window for cuts in shown if cuts is not None
+            for window in ((cuts.before, cuts.match_end), (cuts.end, cuts.after_end))
+        )
+        merged: list[list[int]] = []
+        for start, end in windows:
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+        self._escaped = [EscapedText.of(text[start:end]) for start, end in merged]
+
+    def excerpt(self, cuts: _Cuts) -> Excerpt:
+        """``excerpt(line, ..., None)``: each piece escaped, then shortened."""
+        which = bisect.bisect_right(self._starts, cuts.before) - 1
+        if cuts.end >= cuts.after_end:
+            after = ""
+        elif cuts.end < self._ends[which]:  # merged with the window before and the match
+            after = self._slice(which, cuts.end, cuts.after_end)
+        else:
+            later = bisect.bisect_right(self._starts, cuts.end) - 1
+            after = self._slice(later, cuts.end, cuts.after_end)
+        before = self._slice(which, cuts.before, cuts.start)
+        match = self._slice(which, cuts.start, cuts.match_end)
+        return Excerpt(
+            before if len(before) <= BEFORE_LIMIT else shorten_left(before, BEFORE_LIMIT),
+            match if len(match) <= MATCH_LIMIT else shorten(match, MATCH_LIMIT),
+            after if len(after) <= AFTER_LIMIT else shorten(after, AFTER_LIMIT),
+        )
+
+    def _slice(self, which: int, start: int, end: int) -> str:
+        """``escape_text(text[start:end])`` for a slice of window ``which``."""
+        offset, escaped = self._starts[which], self._escaped[which]
+        if escaped.offsets is None:  # nothing escaped in the window: plain offsets
+            return escaped.escaped[start - offset : end - offset]
+        return escaped.escaped[escaped.offsets[start - offset] : escaped.offsets[end - offset]]

@@ -1,0 +1,171 @@
+"""Excerpts of many findings at once (``FileExcerpts``) and the secret screen behind them.
+
+``FileExcerpts`` never cuts a whole line out of the text unless it must redact it, screens
+long lines for secrets only around their findings and escapes the windows it shows once;
+each excerpt must still be exactly what the previous whole-line computation gave:
+``excerpt(line, ...)`` of the finding's full line, with ``redact`` when that line holds a
+secret and without it otherwise.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from soulscan.hardened import secrets
+from soulscan.hardened.secrets import SECRET_FORMATS, redact
+from soulscan.models import Location
+from soulscan.report import excerpt as excerpt_module
+from soulscan.report import secret_screen
+from soulscan.report.excerpt import Excerpt, FileExcerpts, excerpt
+from soulscan.report.secret_screen import ANCHORS, LONGEST_ANCHOR, SecretScreen
+from soulscan.textpos import LineIndex
+
+# Pieces that make excerpts interesting: hidden characters alone and in runs, newlines,
+# backslashes, credentials whole and cut, assignments, anchors that are not secrets.
+PIECES = [
+    "a", "b", " ", "\n", "\\", "\t", "\u200b", "\u202e", "\U000e0041", "é", "😀",
+    "\u200b" * 30, "word " * 12, "x" * 70,
+    "AKIAIOSFODNN7ABCDEFG", "ghp_" + "a1B2" * 9, "token = abcdefghijklmnop", "to\u212aen=ABCDEFGHIJKLMN",
+    "ap\u0130_key: zyxwvutsrqponm", "sk-", "AKIA", "pwd",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----", "xoxb-1-abcdef", "https://hooks.slack.com/services/" + "T" * 24,
+]
+TEXTS = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
+EXCERPT_SETTINGS = settings(max_examples=300, deadline=None,
+                            suppress_health_check=[HealthCheck.too_slow])
+
+
+def whole_line_excerpt(text: str, location: Location) -> Excerpt:
+    """The previous computation: the finding's whole line, redacted if it holds a secret."""
+    line = text.split("\n")[location.line - 1]
+    end = location.end_column - 1 if location.end_line == location.line else len(text)
+    return excerpt(line, location.column - 1, end, None if redact(line) == line else redact)
+
+
+@st.composite
+def text_and_spans(draw: st.DrawFn) -> tuple[str, list[tuple[int, int]]]:
+    text = draw(TEXTS)
+    ends = st.integers(0, len(text))
+    spans = draw(st.lists(st.tuples(ends, ends).map(sorted).map(tuple), max_size=12))
+    if draw(st.booleans()):
+        spans.sort()
+    return text, spans  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("long_line", "block"),
+    [
+        pytest.param(excerpt_module.LONG_LINE, 4096, id="as-shipped"),
+        pytest.param(0, 7, id="every-line-long-small-blocks"),
+        pytest.param(30, 1, id="short-long-lines-one-character-blocks"),
+    ],
+)
+@EXCERPT_SETTINGS
+@given(case=text_and_spans())
+def test_excerpts_are_the_whole_line_excerpts(
+    long_line: int, block: int, case: tuple[str, list[tuple[int, int]]]
+) -> None:
+    text, spans = case
+    index = LineIndex.of(text)
+    locations = [index.location(start, end) for start, end in spans]
+    with mock.patch.object(excerpt_module, "LONG_LINE", long_line), \
+            mock.patch.object(secret_screen, "_BLOCK", block):
+        shown = FileExcerpts(text, LineIndex.of(text)).excerpts(locations)
+    assert shown == [whole_line_excerpt(text, location) for location in locations]
+
+
+def test_a_megabyte_line_is_screened_near_its_findings_only() -> None:
+    """A secret far along a long line still makes that line's excerpts redacted (as the
+    whole-line computation did) once a finding's neighbourhood holds an anchor."""
+    far_secret = "ghp_" + "a1B2" * 9
+    text = "\u200b" + "x" * 100_000 + "token=abcdefghijklmnop" + "y" * 100_000 + far_secret
+    index = LineIndex.of(text)
+    locations = [index.location(0, 1), index.location(100_001, 100_006)]
+    shown = FileExcerpts(text, index).excerpts(locations)
+    assert shown == [whole_line_excerpt(text, location) for location in locations]
+    line = text  # one line
+    assert shown[0] == excerpt(line, 0, 1, None)  # no anchor near: as a secret-free line
+    assert shown[1] != excerpt(line, 100_001, 100_006, None)  # redacted, as the line holds secrets
+
+
+# Every credential format with a sample the format matches; a format added to
+# ``SECRET_FORMATS`` without a sample here fails ``test_every_secret_format_holds_an_anchor``.
+FORMAT_SAMPLES = {
+    "private-key": "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----",
+    "aws-access-key-id": "AKIAIOSFODNN7ABCDEFG",
+    "github-token": "ghp_" + "a" * 36,
+    "github-fine-grained-token": "github_pat_" + "a" * 82,
+    "gitlab-token": "glpat-" + "a" * 20,
+    "slack-token": "xoxb-123-abcdef",
+    "slack-webhook": "https://hooks.slack.com/services/" + "T" * 24,
+    "discord-webhook": "https://discord.com/api/webhooks/12345678/" + "a" * 40,
+    "anthropic-key": "sk-ant-api03-" + "a" * 90,
+    "openai-key": "sk-" + "a" * 20 + "T3BlbkFJ" + "b" * 20,
+    "openrouter-key": "sk-or-v1-" + "a" * 64,
+    "google-api-key": "AIza" + "a" * 35,
+    "huggingface-token": "hf_" + "a" * 34,
+    "stripe-secret-key": "sk_live_" + "a" * 24,
+    "npm-token": "npm_" + "a" * 36,
+    "pypi-token": "pypi-AgEIcHlwaS5vcmc" + "a" * 50,
+    "telegram-bot-token": "123456789:AA" + "a" * 33,
+    "groq-key": "gsk_" + "a" * 52,
+    "xai-key": "xai-" + "a" * 80,
+}
+
+
+def test_every_secret_format_holds_an_anchor() -> None:
+    assert {fmt.name for fmt in SECRET_FORMATS} == set(FORMAT_SAMPLES)
+    for fmt in SECRET_FORMATS:
+        sample = FORMAT_SAMPLES[fmt.name]
+        matched = [m.group() for m in fmt.pattern.finditer(sample)]
+        assert any(ANCHORS.search(found) for found in matched) or not matched, fmt.name
+    for fmt_name, sample in FORMAT_SAMPLES.items():
+        assert redact(sample) != sample, fmt_name
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_every_match_of_every_secret_pattern_holds_an_anchor(data: st.DataObject) -> None:
+    """Generated from each pattern itself: whatever it matches holds an anchor, so text
+    without one is text ``redact`` leaves alone."""
+    patterns = [fmt.pattern for fmt in SECRET_FORMATS if fmt.name != "private-key"]
+    pattern = data.draw(st.sampled_from([*patterns, secrets._ASSIGNED]))
+    sample = data.draw(st.from_regex(pattern.pattern, fullmatch=True))
+    for found in pattern.finditer(sample):
+        assert ANCHORS.search(found.group()), (pattern.pattern, found.group())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("to\u212aen = abcdefghijklmnop", id="kelvin-sign-k"),
+        pytest.param("ap\u0130_key: abcdefghijklmnop", id="dotted-capital-i"),
+        pytest.param("\u017fecret=abcdefghijklmnop", id="long-s"),
+        pytest.param("PASSWORD: abcdefghijklmnop", id="upper-case"),
+    ],
+)
+def test_case_folded_assignments_hold_an_anchor(text: str) -> None:
+    """The assignment pattern is case-insensitive with the regex module's own folding;
+    its anchors are matched by the same engine with the same rule."""
+    assert redact(text) != text
+    assert ANCHORS.search(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, st.data())
+def test_a_clear_stretch_holds_no_anchor_and_nothing_to_redact(text: str, data: st.DataObject) -> None:
+    ends = st.integers(0, len(text))
+    anchors = [m.span() for m in ANCHORS.finditer(text, overlapped=True)]
+    screen = SecretScreen(text)
+    for _ in range(4):  # questions in any order, sharing what the screen remembers
+        start, end = sorted((data.draw(ends), data.draw(ends)))
+        clear = screen.clear(start, end)
+        if not any(start - LONGEST_ANCHOR < anchor_start < end for anchor_start, _ in anchors):
+            assert clear
+        if clear:
+            assert not any(start <= low and high <= end for low, high in anchors)
+            low, high = sorted((data.draw(st.integers(start, end)), data.draw(st.integers(start, end))))
+            assert redact(text[low:high]) == text[low:high]
