@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText
 from soulscan.hardened.analyze import hardened_rules
-from soulscan.hardened.branch_search import BranchSearch, leading_strings, starts_union
+from soulscan.hardened.branch_search import BranchSearch, Starts, leading_strings, starts_union
 from soulscan.hardened.gate import gated_rule
 from soulscan.hardened.views import VIEW_NAMES
 
@@ -19,29 +19,43 @@ V0, I = regex.V0, regex.V0 | regex.IGNORECASE
 @pytest.mark.parametrize(
     ("source", "flags", "starts"),
     [
-        pytest.param("abc", V0, ("abc",), id="literal"),
-        pytest.param("AbC", I, ("abc",), id="folded-when-caseless"),
-        pytest.param("AbC", V0, ("AbC",), id="exact-when-cased"),
-        pytest.param(" (?:ignore|forget) all", V0, (" forget ", " ignore "), id="cut-after-first-word"),
-        pytest.param(" (?:the )?rules x", V0, (" rules ", " the rules "), id="common-word-keeps-next"),
-        pytest.param(r"\bapi[_-]?key\b", I, ("api-key", "api_key", "apikey"), id="optional-set"),
-        pytest.param(r"(?<!x)ab|abc", V0, ("ab",), id="longer-extends-shorter"),
-        pytest.param("忽略(?:之前|以前)", V0, ("忽略之前", "忽略以前"), id="non-ascii-cased"),
+        pytest.param("abc", V0, Starts(("abc",)), id="literal"),
+        pytest.param("AbC", I, Starts(("abc",)), id="folded-when-caseless"),
+        pytest.param("AbC", V0, Starts(("AbC",)), id="exact-when-cased"),
+        pytest.param("(?i)AbC", V0, Starts(("abc",)), id="folded-when-caseless-inline"),
+        pytest.param("(?x)a b c", V0, None, id="verbose-inline"),
+        pytest.param(" (?:ignore|forget) all", V0, Starts((" forget ", " ignore ")), id="cut-after-first-word"),
+        pytest.param(" (?:the )?rules x", V0, Starts((" rules ", " the rules ")), id="common-word-keeps-next"),
+        pytest.param(r"\bapi[_-]?key\b", I, Starts(("api-key", "api_key", "apikey")), id="optional-set"),
+        pytest.param(r"(?<!x)ab|abc", V0, Starts(("ab",)), id="longer-extends-shorter"),
+        pytest.param("忽略(?:之前|以前)", V0, Starts(("忽略之前", "忽略以前")), id="non-ascii-cased"),
+        pytest.param("(?:^|\n)ab", V0, Starts(("\nab", "ab")), id="zero-width-alternative"),
+        pytest.param("xa?bc", V0, Starts(("xabc", "xbc")), id="optional"),
+        pytest.param("(?:^|\n)[ >]{0,8}\\[sys", V0, Starts(("[sys",), 0, 9), id="after-a-short-run"),
+        pytest.param(r"\w{2,5}abc", V0, Starts(("abc",), 2, 5), id="after-a-class-run"),
         pytest.param("é", I, None, id="non-ascii-caseless-unknown"),
-        pytest.param(r"\w+ab", V0, None, id="class-first"),
-        pytest.param("(?:^|\n)ab", V0, ("\nab", "ab"), id="zero-width-alternative"),
-        pytest.param("xa?bc", V0, ("xabc", "xbc"), id="optional"),
-        pytest.param("(?i:ab)c", V0, None, id="scoped-flag"),
+        pytest.param(r"\w+ab", V0, None, id="unbounded-run-first"),
+        pytest.param(r"[a-z]{0,40}abc", V0, None, id="run-too-wide"),
+        pytest.param("(?i:ab)c", V0, Starts(("c",), 2, 2), id="after-a-scoped-flag"),
         pytest.param(r"\p{L}ab", V0, None, id="regex-only-syntax"),
     ],
 )
-def test_leading_strings(source: str, flags: int, starts: tuple[str, ...] | None) -> None:
+def test_leading_strings(source: str, flags: int, starts: Starts | None) -> None:
     assert leading_strings(source, flags) == starts
 
 
 def test_union_of_branches_needs_every_branch() -> None:
-    assert starts_union([("ab",), ("abc", "x")]) == ("ab", "x")
-    assert starts_union([("ab",), None]) is None
+    assert starts_union([Starts(("ab",)), Starts(("abc", "x")), Starts(("y",), 1, 2)]) == (
+        Starts(("ab", "x")),
+        Starts(("y",), 1, 2),
+    )
+    assert starts_union([Starts(("ab",)), None]) is None
+
+
+@pytest.mark.parametrize("source", ["(?i)ignore", "ignore"])
+@pytest.mark.parametrize("flags", [V0, I])
+def test_case_flags_inline_or_not_find_every_match(source: str, flags: int) -> None:
+    _assert_same_as_finditer(_search(source, flags), "IGNORE Ignore ignore İgnore")
 
 
 def _branches() -> list[tuple[str, int]]:
@@ -59,7 +73,7 @@ BRANCHES = _branches()
 
 
 def _search(source: str, flags: int) -> BranchSearch:
-    return BranchSearch(regex.compile(source, flags), leading_strings(source, flags))
+    return BranchSearch(regex.compile(source, flags), starts_union([leading_strings(source, flags)]))
 
 
 def _assert_same_as_finditer(search: BranchSearch, text: str) -> None:

@@ -1,16 +1,18 @@
-"""Search the live branches of a hardened rule only where a match can start.
+r"""Search the live branches of a hardened rule only where a match can start.
 
 When every branch left by the gate begins with literal text (``' ignore'``, ``'<|im_start'``,
-``'忽略'``), every match starts where one of those strings occurs. Trying the pattern with
-``match`` at each such place, skipping the places a previous match covers, gives exactly what
-``finditer`` gives over the whole text: ``finditer`` takes the leftmost match at or after the
-end of the previous one, and only those places can start one. ``match(text, place)`` sees the
-whole text, so lookbehinds read the same characters either way. A branch that can match the
-empty string, or starts with anything but literal text, leaves the whole-text ``finditer``.
+``'忽略'``), every match starts where one of those strings occurs; when a branch begins with a
+short run of bounded width (``(?:^|\n)[ \t>]{0,8}\[system``), every match starts that many
+characters (``lo`` to ``hi``) before one. Trying the pattern with ``match`` at each such place,
+skipping the places a previous match covers, gives exactly what ``finditer`` gives over the
+whole text: ``finditer`` takes the leftmost match at or after the end of the previous one, and
+only those places can start one. ``match(text, place)`` sees the whole text, so lookbehinds,
+``^`` and ``\b`` read the same characters either way. A branch whose text starts anywhere else
+leaves the whole-text ``finditer``.
 
 A text with many places is searched whole instead: one ``finditer`` is cheaper than hundreds of
 ``match`` calls (``soulscan.engine.prefilter`` has the same trade-off for the runtime rules).
-``tests/test_hardened_gate.py`` compares this with ``finditer`` of the whole rule.
+``tests/test_hardened_branch_search.py`` compares this with ``finditer``, branch by branch.
 """
 
 from __future__ import annotations
@@ -36,32 +38,55 @@ CHARS_PER_START = 48
 
 
 @dataclass(frozen=True)
-class BranchSearch:
-    pattern: regex.Pattern[str]
-    # One of these begins every match (lower-cased and found in the folded text when the
-    # pattern ignores case); None: unknown, search the whole text.
-    starts: tuple[str, ...] | None
+class Starts:
+    """One of `strings` occurs in every match, `lo` to `hi` characters after its start (in
+    the folded text when the pattern ignores case, lower-cased then)."""
+
+    strings: tuple[str, ...]
+    lo: int = 0
+    hi: int = 0
 
     @functools.cached_property
-    def _start_keys(self) -> tuple[tuple[str, tuple[TokenKey, ...]], ...]:
-        # A start of lower-case ASCII words leaves its words in the folded text at the same
+    def keys(self) -> tuple[tuple[str, tuple[TokenKey, ...]], ...]:
+        # A string of lower-case ASCII words leaves its words in the folded text at the same
         # place (folding keeps ASCII lower case as it is): a text of words lacking one of
-        # them lacks the start.
-        return tuple((start, token_keys(start)) for start in self.starts or ())
+        # them lacks the string.
+        return tuple((string, token_keys(string)) for string in self.strings)
+
+
+@dataclass(frozen=True)
+class BranchSearch:
+    pattern: regex.Pattern[str]
+    starts: tuple[Starts, ...] | None  # every match is placed by one; None: search the whole text
 
     def spans(self, prepared: PreparedText, words: WordsIndex | None = None) -> list[tuple[int, int]]:
         """Every match, as ``finditer`` gives them; `words`: the index of the prepared words
-        view's folded text, to skip the starts it lacks."""
+        view's folded text, to skip the strings it lacks."""
         text = prepared.text
-        if self.starts is not None:
-            starts: Sequence[str] = self.starts
-            if words is not None:
-                starts = [start for start, keys in self._start_keys if words.holds(keys)]
-            haystack = prepared.folded if self.pattern.flags & regex.IGNORECASE else text
-            places = start_places(haystack, starts, len(text), len(text) // CHARS_PER_START + 4)
-            if places is not None:
-                return _matches_at(self.pattern, text, sorted(set(places)))
+        places = self._places(prepared, words) if self.starts is not None else None
+        if places is not None:
+            return _matches_at(self.pattern, text, places)
         return [match.span() for match in self.pattern.finditer(text)]
+
+    def _places(self, prepared: PreparedText, words: WordsIndex | None) -> list[int] | None:
+        """Every place where a match can start, or None when there are too many to try."""
+        text = prepared.text
+        haystack = prepared.folded if self.pattern.flags & regex.IGNORECASE else text
+        most = len(text) // CHARS_PER_START + 4
+        places: set[int] = set()
+        for starts in self.starts or ():
+            strings: Sequence[str] = starts.strings
+            if words is not None:
+                strings = [string for string, keys in starts.keys if words.holds(keys)]
+            found = start_places(haystack, strings, len(text), most)
+            if found is None:
+                return None
+            if starts.hi:
+                found = [p - d for p in found for d in range(starts.lo, starts.hi + 1) if p >= d]
+            places.update(found)
+            if len(places) > most:
+                return None
+        return sorted(places)
 
 
 def _matches_at(pattern: regex.Pattern[str], text: str, places: list[int]) -> list[tuple[int, int]]:
@@ -78,9 +103,15 @@ def _matches_at(pattern: regex.Pattern[str], text: str, places: list[int]) -> li
     return spans
 
 
+# The most characters a search tries before the strings that place it.
+MAX_SPREAD = 16
+
+
 @functools.lru_cache(maxsize=4096)
-def leading_strings(source: str, flags: int) -> tuple[str, ...] | None:
-    """Strings one of which every match of a regex-dialect pattern starts with; None if unknown.
+def leading_strings(source: str, flags: int) -> Starts | None:
+    """Strings one of which every match of a regex-dialect pattern holds at a known distance
+    from its start (its leading text, or the text after a short run such as ``(?:^|\\n)[ \\t]{0,8}``);
+    None if unknown.
 
     Read with ``re``'s parser, which reads a pattern as ``regex`` does unless it holds
     regex-only syntax (``extract_regex_anchors`` refuses those patterns, and so does this).
@@ -89,22 +120,44 @@ def leading_strings(source: str, flags: int) -> tuple[str, ...] | None:
     """
     if flags & (regex.VERBOSE | regex.V1) or extract_regex_anchors(source) is None:
         return None
-    ignorecase = bool(flags & regex.IGNORECASE)
     try:
-        parsed = _parser.parse(source, re.IGNORECASE if ignorecase else 0)
+        parsed = _parser.parse(source, re.IGNORECASE if flags & regex.IGNORECASE else 0)
     except (re.error, OverflowError, RecursionError):
         return None
-    prefixes = _extend([("", True)], list(parsed), ignorecase)
-    return starts_union([tuple(prefix for prefix, _ in prefixes)])
+    if parsed.state.flags & re.VERBOSE:
+        return None
+    # an inline `(?i)` makes the whole pattern caseless, as it does the compiled one
+    ignorecase = bool(parsed.state.flags & re.IGNORECASE)
+    nodes = list(parsed)
+    for skipped in range(len(nodes)):
+        lo, hi = _parser.SubPattern(parsed.state, nodes[:skipped]).getwidth()
+        if hi - lo > MAX_SPREAD:
+            return None
+        prefixes = _extend([("", True)], nodes[skipped:], ignorecase)
+        found = _minimal({prefix for prefix, _ in prefixes})
+        if found is not None:
+            return Starts(found, lo, hi)
+    return None
 
 
-def starts_union(starts: Sequence[tuple[str, ...] | None]) -> tuple[str, ...] | None:
-    """Strings one of which every match of an alternation starts with, from its branches'."""
-    found = {prefix for branch in starts for prefix in branch or ("",)}
-    if "" in found:
+def _minimal(found: set[str]) -> tuple[str, ...] | None:
+    if not found or "" in found:
         return None
     # a string that extends another adds no place of its own
     return tuple(sorted(s for s in found if not any(s != t and s.startswith(t) for t in found)))
+
+
+def starts_union(starts: Sequence[Starts | None]) -> tuple[Starts, ...] | None:
+    """What places every match of an alternation, from what places its branches'."""
+    if not starts or None in starts:
+        return None
+    by_spread: dict[tuple[int, int], set[str]] = {}
+    for branch in starts:
+        if branch is not None:
+            by_spread.setdefault((branch.lo, branch.hi), set()).update(branch.strings)
+    return tuple(
+        Starts(_minimal(strings) or (), lo, hi) for (lo, hi), strings in sorted(by_spread.items())
+    )
 
 
 # More strings than this cost more `find`s than the longer strings save.
