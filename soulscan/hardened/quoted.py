@@ -13,27 +13,67 @@ import bisect
 
 import regex
 
-_QUOTED = regex.compile(
+_CODE_SOURCE = (
     r"(?ms)^[ \t]{0,3}(```|~~~)[^\n]{0,200}\n.{0,200000}?^[ \t]{0,3}\1[ \t]*$"  # fenced block
     r"|(?<!`)`[^`\n]{1,400}`(?!`)"  # inline code
-    # a quotation introduced as an example ("phrases like ...", "e.g. ..."); a bare quoted
-    # string may be a tool argument or a JSON value the model acts on, so it is not enough
-    r"|(?i:\b(?:like|such as|e\.g\.|for example|for instance|phrases?|strings?|patterns?|says?|"
+)
+# A quotation introduced as an example ("phrases like ...", "e.g. ..."); a bare quoted string
+# may be a tool argument or a JSON value the model acts on, so it is not enough.
+_QUOTATION_SOURCE = (
+    r"(?i:\b(?:like|such as|e\.g\.|for example|for instance|phrases?|strings?|patterns?|says?|"
     r"reject|rejects|detect|detects|block|blocks|flag|flags|example|examples|attacks?|payloads?)\b"
     r"[ \t:,]{0,4}(?:[a-z]{1,12}[ \t]){0,3}?)(?:\"[^\"\n]{1,300}\"|\u201c[^\u201d\n]{1,300}\u201d)"
 )
+# The regions are the matches of QUOTED; CODE and QUOTATION are its two halves, each searched
+# alone where the text holds nothing the other needs (a fence or backtick, a quotation mark).
+QUOTED = regex.compile(_CODE_SOURCE + "|" + _QUOTATION_SOURCE)
+_CODE = regex.compile(_CODE_SOURCE)
+_QUOTATION = regex.compile(_QUOTATION_SOURCE)
 
 
-_CODE = regex.compile(
-    r"(?ms)^[ \t]{0,3}(```|~~~)[^\n]{0,200}\n.{0,200000}?^[ \t]{0,3}\1[ \t]*$|(?<!`)`[^`\n]{1,400}`(?!`)"
-)
+def _may_hold_code(text: str) -> bool:
+    return "`" in text or "~~~" in text
+
+
+def _may_hold_quotation(text: str) -> bool:
+    return '"' in text or "\u201c" in text
+
+
+def _spans(pattern: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in pattern.finditer(text)]
+
+
+def _code_or_quotation_spans(text: str) -> list[tuple[int, int]]:
+    """The matches of QUOTED from the two halves' own searches: at each step the leftmost
+    match, code first where both start (QUOTED tries the code alternatives first)."""
+    spans = []
+    code, quotation = _CODE.search(text), _QUOTATION.search(text)
+    while code or quotation:
+        first_code = code is not None and (quotation is None or code.start() <= quotation.start())
+        chosen = code if first_code else quotation
+        assert chosen is not None
+        spans.append(chosen.span())
+        position = chosen.end()
+        if code and code.start() < position:
+            code = _CODE.search(text, position)
+        if quotation and quotation.start() < position:
+            quotation = _QUOTATION.search(text, position)
+    return spans
+
+
+def quoted_spans(text: str, *, code_only: bool = False) -> list[tuple[int, int]]:
+    """Spans of the quoted regions (the matches of QUOTED, or of its code half alone)."""
+    code = _may_hold_code(text)
+    if code_only or not _may_hold_quotation(text):
+        return _spans(_CODE, text) if code else []
+    return _code_or_quotation_spans(text) if code else _spans(_QUOTATION, text)
 
 
 class QuotedRegions:
     """Quoted regions of a text; with `code_only`, just fenced blocks and inline code."""
 
     def __init__(self, text: str, *, code_only: bool = False) -> None:
-        spans = [m.span() for m in (_CODE if code_only else _QUOTED).finditer(text)]
+        spans = quoted_spans(text, code_only=code_only)
         self._starts = [a for a, _ in spans]
         self._ends = [b for _, b in spans]
 
