@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from soulscan.hardened.secrets import redact
@@ -32,8 +31,7 @@ AFTER_LIMIT = 40
 REDACTION_MARGIN = 4096
 
 
-@dataclass(frozen=True)
-class Excerpt:
+class Excerpt(NamedTuple):
     before: str
     match: str
     after: str
@@ -102,8 +100,9 @@ class FileExcerpts:
         to the line's end when the location runs on past it."""
         plain: list[_Cuts | None] = []
         redacted: dict[int, Excerpt] = {}
+        lines, secret_free = self._lines, self._secret_free
         for position, location in enumerate(locations):
-            line = self._line(location.line)
+            line = lines.get(location.line) or self._line(location.line)
             start = line.start + location.column - 1
             if location.end_line == location.line:
                 end = line.start + location.end_column - 1
@@ -112,7 +111,10 @@ class FileExcerpts:
             else:
                 span_end = self.index.line_start(location.end_line) + location.end_column - 1
                 end = self.index.line_end(location.line, span_end)
-            if self._shows_no_secret(location.line, line, start, end):
+            shows_no_secret = secret_free.get(location.line) if line.short else None
+            if shows_no_secret is None:
+                shows_no_secret = self._shows_no_secret(location.line, line, start, end)
+            if shows_no_secret:
                 after_end = end + AFTER_LIMIT + 1
                 if after_end > line.end_or_limit:
                     after_end = (line.end_or_limit if line.short
@@ -181,37 +183,38 @@ class _EscapedWindows:
             window for cuts in shown if cuts is not None
             for window in ((cuts.before, cuts.match_end), (cuts.end, cuts.after_end))
         )
-        merged: list[list[int]] = []
+        self._starts: list[int] = []
+        self._ends: list[int] = []
         for start, end in windows:
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
+            if self._ends and start <= self._ends[-1]:
+                self._ends[-1] = max(self._ends[-1], end)
             else:
-                merged.append([start, end])
-        self._starts = [start for start, _ in merged]
-        self._ends = [end for _, end in merged]
-        self._escaped = [EscapedText.of(text[start:end]) for start, end in merged]
+                self._starts.append(start)
+                self._ends.append(end)
+        self._escaped = [EscapedText.of(text[start:end])
+                         for start, end in zip(self._starts, self._ends, strict=True)]
 
     def excerpt(self, cuts: _Cuts) -> Excerpt:
         """``excerpt(line, ..., None)``: each piece escaped, then shortened."""
         which = bisect.bisect_right(self._starts, cuts.before) - 1
+        before, match = self._slices(which, cuts.before, cuts.start, cuts.match_end)
         if cuts.end >= cuts.after_end:
             after = ""
-        elif cuts.end < self._ends[which]:  # merged with the window before and the match
-            after = self._slice(which, cuts.end, cuts.after_end)
         else:
-            later = bisect.bisect_right(self._starts, cuts.end) - 1
-            after = self._slice(later, cuts.end, cuts.after_end)
-        before = self._slice(which, cuts.before, cuts.start)
-        match = self._slice(which, cuts.start, cuts.match_end)
+            if cuts.end >= self._ends[which]:  # not merged with the window before the match
+                which = bisect.bisect_right(self._starts, cuts.end) - 1
+            _, after = self._slices(which, cuts.end, cuts.end, cuts.after_end)
         return Excerpt(
             before if len(before) <= BEFORE_LIMIT else shorten_left(before, BEFORE_LIMIT),
             match if len(match) <= MATCH_LIMIT else shorten(match, MATCH_LIMIT),
             after if len(after) <= AFTER_LIMIT else shorten(after, AFTER_LIMIT),
         )
 
-    def _slice(self, which: int, start: int, end: int) -> str:
-        """``escape_text(text[start:end])`` for a slice of window ``which``."""
+    def _slices(self, which: int, start: int, middle: int, end: int) -> tuple[str, str]:
+        """``escape_text`` of ``text[start:middle]`` and ``text[middle:end]``, two
+        neighbouring slices of window ``which``."""
         offset, escaped = self._starts[which], self._escaped[which]
-        if escaped.offsets is None:  # nothing escaped in the window: plain offsets
-            return escaped.escaped[start - offset : end - offset]
-        return escaped.escaped[escaped.offsets[start - offset] : escaped.offsets[end - offset]]
+        start, middle, end = start - offset, middle - offset, end - offset
+        if escaped.offsets is not None:  # else nothing was escaped: the offsets are plain
+            start, middle, end = escaped.offsets[start], escaped.offsets[middle], escaped.offsets[end]
+        return escaped.escaped[start:middle], escaped.escaped[middle:end]
