@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 import regex
@@ -112,3 +113,13 @@ def test_guard_characters_are_found_wherever_they_are(where: str) -> None:
     for ch in (picked[0], picked[len(picked) // 2], picked[-1]):
         assert matcher.text_needs_exact(f"caf\u00e9 \U0001f600 {ch} x", guard)
     assert not matcher.text_needs_exact("caf\u00e9 \U0001f600 \u4e2d x", guard)
+
+
+def test_only_four_non_ascii_characters_fold_to_ascii() -> None:
+    # ``PreparedText`` folds a text holding none of them by reading each non-ASCII
+    # character as "?": no other one can become (part of) an ASCII anchor.
+    turned = [chr(cp) for cp in range(0x80, sys.maxunicode + 1)
+              if (folded := anchors.fold(chr(cp))) and (len(folded) != 1 or folded.isascii())]
+    assert turned == list(anchors.FOLDS_TO_ASCII)
+    assert all(anchors.folds_to_ascii(f"x{char}y") for char in turned)
+    assert not anchors.folds_to_ascii("caf\u00e9 \u212b")

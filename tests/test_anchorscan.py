@@ -79,3 +79,24 @@ def test_a_pivot_is_moved_to_keep_pivot_to_end_parts_apart() -> None:
     scan = build_scan(["have", "above"], 20)
     assert set(scan.by_tail) == {"ve", "bove"}
     assert scan.present("have above") == {"have", "above"}
+
+
+# One pivot-to-end part ("ver") shared by anchors a character before the pivot tells apart,
+# and by one ("ever") that no single place tells apart from "never".
+SHARED_TAILS = ["sliver", "server", "never", "div", "check", "task", "disk", "key"]
+
+
+def test_anchors_of_one_part_told_apart_by_a_captured_character() -> None:
+    scan = build_scan(SHARED_TAILS, 20)
+    assert scan.pattern is not None and scan.pattern.groups == 3  # the part, "ver", "k"
+    assert {proven for proven, _ in scan.outcomes.values()} == {
+        ("sliver",), ("server",), ("never",), ("check",), ("task",), ("disk",), ("key",), ("div",)}
+    assert scan.present("never a server") == {"never", "server"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*SHARED_TAILS, "ever", "v", "e", "r", "k", " "]),
+                max_size=30).map("".join))
+def test_anchors_of_one_part_run_together(text: str) -> None:
+    _exact(SHARED_TAILS, 20, text)
+    _exact([*SHARED_TAILS, "ever"], 20, text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from soulscan.engine import anchors
 from soulscan.engine.matcher import PreparedText, rule_finditer
-from soulscan.engine.prefilter import GatedRule, gated_python_re, start_places
+from soulscan.engine.prefilter import GatedRule, RuleSetGate, gated_python_re, start_places
 from soulscan.engine.rulepack import runtime_pack
 
 GATED = [gated_python_re(rule) for rule in runtime_pack().rules]
@@ -125,3 +126,51 @@ def test_every_example_of_every_rule_passes_its_stretch() -> None:
     for entry in NECESSARY:
         for example in entry.rule.examples.match:
             assert not _ruled_out(entry, example), entry.rule.id
+
+
+GATE = RuleSetGate(GATED)  # every runtime rule, one scan
+# Non-ASCII characters, "?" among them, and the four that fold to ASCII letters.
+FOREIGN = st.sampled_from(["\u00e9", "?", "\u2019", "\u0130", "\u0131", "\u017f", "\u212a",
+                           "\U0001f600", "\u4e2d", "\u200b", "\uff49"])
+MIXED_TEXTS = st.lists(st.one_of(st.sampled_from(VOCAB), FOREIGN, st.text(max_size=3)),
+                       max_size=40).map(" ".join)
+
+
+def _matching_ids(text: str) -> list[str]:
+    return [entry.rule.id for entry in GATED
+            if re.search(entry.rule.pattern, text, re.IGNORECASE if entry.rule.anchors_folded else 0)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(TEXTS, MIXED_TEXTS))
+def test_the_rule_set_gate_finds_the_rules_re_finds(text: str) -> None:
+    expected = _matching_ids(text)
+    assert GATE.ascii_anchors_only
+    for prepared in (GATE.prepare(text), PreparedText(text)):
+        assert [rule.id for rule in GATE.matching_rules(prepared)] == expected
+    candidates = [entry.rule.id for entry in GATE.candidates(GATE.prepare(text))]
+    assert set(candidates) >= set(expected) and candidates == sorted(candidates, key=ORDER.index)
+
+
+ORDER = [entry.rule.id for entry in GATED]
+
+
+@settings(max_examples=300, deadline=None)
+@given(MIXED_TEXTS)
+def test_ascii_folded_text_holds_each_anchor_where_fold_does(text: str) -> None:
+    folded = PreparedText(text, ascii_anchors_only=True).folded
+    exact = anchors.fold(text)
+    assert folded[:len(text)].isascii() or anchors.folds_to_ascii(text)
+    for anchor in {word.lower() for word in VOCAB if word.isascii() and "?" not in word}:
+        assert _places(folded, anchor, len(text)) == _places(exact, anchor, len(text)), anchor
+
+
+def _places(haystack: str, needle: str, limit: int) -> list[int]:
+    return [i for i in range(limit) if haystack.startswith(needle, i)]
+
+
+def test_a_gate_looking_for_a_question_mark_folds_exactly() -> None:
+    rule = replace(GATED[0].rule, anchors=(("why?",),), anchors_folded=True)
+    gate = RuleSetGate([replace(GATED[0], rule=rule, groups=(("why?",),))])
+    assert not gate.ascii_anchors_only
+    assert gate.prepare("\u00e9").folded == anchors.fold("\u00e9") + anchors.NON_ASCII

@@ -35,6 +35,16 @@ def fold(text: str) -> str:
     return text.replace("\u0130", "i").lower().replace("\u0131", "i").replace("\u017f", "s")
 
 
+# The non-ASCII characters ``fold`` turns into ASCII ones: ``lower()`` gives ASCII for no
+# other non-ASCII character (``tests/test_anchors.py`` checks every code point).
+FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def folds_to_ascii(text: str) -> bool:
+    """Does ``text`` hold a non-ASCII character that ``fold`` turns into an ASCII one?"""
+    return "\u0130" in text or "\u0131" in text or "\u017f" in text or "\u212a" in text
+
+
 Requirement = frozenset[str]  # any one of these strings must occur
 
 # Stands for "some non-ASCII character" in a requirement of a ``regex``-dialect pattern: a

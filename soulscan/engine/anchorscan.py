@@ -10,8 +10,11 @@ anchors pinned there (a lookbehind for the part before the pivot, then the rest)
 ``findall`` gives the pivot-to-end part of every anchor found. Two things could hide an
 anchor, and both are undone so that ``present`` is exact:
 
-* several anchors with the same pivot-to-end part (``secret``, ``ecret``) are told apart
-  with ``in``;
+* several anchors with the same pivot-to-end part (``sliver``, ``server``, ``never``) are
+  told apart by one character before the pivot when one place has a different character
+  in each (``i``, ``r``, ``e`` just before the ``v``): their branch captures it in a group
+  of its own (``findall`` then gives tuples); when none has (``secret``, ``ecret``), with
+  ``in``;
 * a match consumes the characters from the pivot to the anchor's end, so an anchor whose
   pivot lies there (or at the same place, behind an alternative tried first) is never
   tried. Such an anchor must agree with the found one on the characters they share: that
@@ -40,14 +43,19 @@ from soulscan.engine.anchors import frequency_rank, rarity
 MIN_PIVOT_RANK = 20
 
 
+# What ``findall`` gives for one find: the pivot-to-end part, or (with groups that tell
+# anchors of one part apart) that part and the character each of those groups captured.
+Found = str | tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class AnchorScan:
     pattern: re.Pattern[str] | None
     pinned: frozenset[str]  # the anchors this scan decides
     by_tail: dict[str, tuple[str, ...]]  # pivot-to-end part -> anchors that end so
     neighbours: dict[str, frozenset[str]]  # anchor -> anchors a match of it can hide
-    # pivot-to-end part -> (the anchor it proves, if one; the anchors left to check with ``in``)
-    outcomes: dict[str, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
+    # what findall gives -> (the anchor it proves, if one; the anchors left to check with ``in``)
+    outcomes: dict[Found, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
 
     def present(self, folded: str) -> set[str]:
         """Exactly the pinned anchors that occur in ``folded``."""
@@ -79,24 +87,71 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> Anchor
     pivots = _pivots(set(anchors), min_rank)
     if not pivots:
         return AnchorScan(None, frozenset(), {}, {})
-    by_pivot: dict[str, list[str]] = {}  # each list in the order its alternatives are tried
+    rarest_first = sorted(pivots.items(), key=lambda item: (-rarity(item[0]), item[0]))
     by_tail: dict[str, list[str]] = {}
-    for anchor, index in sorted(pivots.items(), key=lambda item: (-rarity(item[0]), item[0])):
-        by_pivot.setdefault(anchor[index], []).append(anchor)
+    for anchor, index in rarest_first:
         by_tail.setdefault(anchor[index:], []).append(anchor)
+    told_apart = {tail: back for tail, found in by_tail.items() if len(found) > 1
+                  for back in [_telling_place(found, pivots)] if back is not None}
+    by_pivot: dict[str, list[str]] = {}  # each list in the order its alternatives are tried
+    for anchor, index in rarest_first:
+        tail = anchor[index:]
+        if anchor not in by_pivot.get(anchor[index], ()):  # one told-apart part tried as one
+            by_pivot.setdefault(anchor[index], []).extend(
+                by_tail[tail] if tail in told_apart else [anchor])
     branches = []
+    groups: list[str] = []  # the told-apart parts, in the order of their groups
     for pivot, pinned in sorted(by_pivot.items()):
-        tails = [_after_pivot(anchor, pivots[anchor]) for anchor in pinned]
+        tails = []
+        for anchor in pinned:
+            tail = anchor[pivots[anchor]:]
+            if tail not in told_apart:
+                tails.append(_after_pivot(anchor, pivots[anchor]))
+            elif anchor == by_tail[tail][0]:
+                tails.append(_told_apart(by_tail[tail], pivots, told_apart[tail]))
+                groups.append(tail)
         branches.append(re.escape(pivot) + "(?:" + "|".join(tails) + ")")
     neighbours = {anchor: _hidden_by(anchor, pivots, by_pivot) for anchor in pivots}
-    ending = {tail: tuple(found) for tail, found in by_tail.items()}
+    outcomes: dict[Found, tuple[tuple[str, ...], frozenset[str]]] = {}
+    for tail, found in by_tail.items():
+        if tail not in told_apart:
+            outcomes[_found(tail, groups, None, "")] = _outcome(tuple(found), neighbours)
+            continue
+        back = told_apart[tail]
+        for anchor in found:
+            told = anchor[pivots[anchor] - back]
+            outcomes[_found(tail, groups, tail, told)] = ((anchor,), neighbours[anchor])
     return AnchorScan(
         pattern=re.compile("(" + "|".join(branches) + ")"),
         pinned=frozenset(pivots),
-        by_tail=ending,
+        by_tail={tail: tuple(found) for tail, found in by_tail.items()},
         neighbours=neighbours,
-        outcomes={tail: _outcome(found, neighbours) for tail, found in ending.items()},
+        outcomes=outcomes,
     )
+
+
+def _telling_place(anchors: list[str], pivots: dict[str, int]) -> int | None:
+    """How far before the pivot the anchors (of one pivot-to-end part) each have a
+    different character, nearest first; None when no place tells them all apart."""
+    for back in range(1, min(pivots[anchor] for anchor in anchors) + 1):
+        if len({anchor[pivots[anchor] - back] for anchor in anchors}) == len(anchors):
+            return back
+    return None
+
+
+def _told_apart(anchors: list[str], pivots: dict[str, int], back: int) -> str:
+    """One alternative for anchors of one pivot-to-end part: one of them ends here, and a
+    group captures the character ``back`` places before the pivot, which says which."""
+    which = "|".join(f"(?<={re.escape(anchor[:pivots[anchor] + 1])})" for anchor in anchors)
+    anchor = anchors[0]
+    return f"(?:{which})(?<=((?s:.)){'(?s:.)' * back})" + re.escape(anchor[pivots[anchor] + 1:])
+
+
+def _found(tail: str, groups: list[str], group: str | None, told: str) -> Found:
+    """What ``findall`` gives for ``tail``, found with ``told`` in the group of ``group``."""
+    if not groups:
+        return tail
+    return (tail, *(told if name == group else "" for name in groups))
 
 
 def _pivots(anchors: set[str], min_rank: int) -> dict[str, int]:

@@ -90,10 +90,20 @@ def text_needs_exact(text: str, guard: str) -> bool:
 
 
 class PreparedText:
-    """A text with what every rule's quick checks need, computed once per scan."""
+    """A text with what every rule's quick checks need, computed once per scan.
 
-    def __init__(self, text: str) -> None:
+    ``ascii_anchors_only``: the caller only looks in ``folded`` for ASCII strings that hold
+    neither ``?`` nor ``NON_ASCII``. Such a string occurs in ``fold(text)`` exactly where
+    it occurs in ``text`` with each non-ASCII character read as ``?`` (``fold`` turns only
+    four non-ASCII characters into ASCII ones; a text holding one of them is folded
+    whole). That string is built in three C passes over one byte a character, where
+    ``fold`` lower-cases every character of a wide string, and every later search of it
+    reads one byte a character too.
+    """
+
+    def __init__(self, text: str, *, ascii_anchors_only: bool = False) -> None:
         self.text = text
+        self._ascii_anchors_only = ascii_anchors_only
         self._folded: str | None = None
         self._needs_exact: dict[str, bool] = {}
         # anchor -> does it occur (in the folded text / in the text): rules share anchors
@@ -103,10 +113,13 @@ class PreparedText:
     @property
     def folded(self) -> str:
         if self._folded is None:
-            if self.text.isascii():
-                self._folded = self.text.lower()  # ``fold`` changes nothing else in ASCII
+            text = self.text
+            if text.isascii():
+                self._folded = text.lower()  # ``fold`` changes nothing else in ASCII
+            elif self._ascii_anchors_only and not anchors.folds_to_ascii(text):
+                self._folded = text.encode("ascii", "replace").decode("ascii").lower()
             else:
-                self._folded = anchors.fold(self.text) + anchors.NON_ASCII
+                self._folded = anchors.fold(text) + anchors.NON_ASCII
         return self._folded
 
     def may_match(self, rule: Rule) -> bool:
@@ -116,11 +129,13 @@ class PreparedText:
             return True
         return self.meets(anchors.checking_order(groups), rule.anchors_folded)
 
-    def record_folded(self, checked: frozenset[str], present: set[str]) -> None:
-        """Take whether each of ``checked`` occurs in ``folded`` (``present`` holds those
-        that do) from a scan that already looked."""
-        self._in_folded.update(dict.fromkeys(checked, False))
-        self._in_folded.update(dict.fromkeys(present, True))
+    def record_folded(self, known: dict[str, bool]) -> None:
+        """Take whether each anchor of ``known`` occurs in ``folded`` from a scan that
+        already looked (``known`` is kept: the caller hands over a dict of its own)."""
+        if self._in_folded:
+            self._in_folded.update(known)
+        else:
+            self._in_folded = known
 
     def known_absent(self, anchor: str, folded: bool) -> bool:
         """Has a check already found that ``anchor`` does not occur?"""

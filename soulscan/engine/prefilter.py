@@ -29,8 +29,8 @@ from dataclasses import dataclass, replace
 
 import regex
 
-from soulscan.engine.anchors import Anchors, checking_order, leading_anchors
-from soulscan.engine.anchorscan import build_scan
+from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
+from soulscan.engine.anchorscan import Found, build_scan
 from soulscan.engine.gapped import BoundedGap, bounded_gap
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import Rule
@@ -123,6 +123,10 @@ class RuleSetGate:
     scan's answers plus one ``in`` per unpinned member of a first group pick those rules
     out, so a text costs a few C-speed passes and no per-rule work for the rules it rules
     out.
+
+    What each pivot-to-end part the scan finds proves is worked out here once: the rules
+    it opens (a bit each, in table order), the anchors it proves present, and the anchors
+    it leaves unsure (told apart with ``in`` only if a rule that is looked at needs them).
     """
 
     def __init__(self, rules: Sequence[GatedRule]) -> None:
@@ -135,42 +139,92 @@ class RuleSetGate:
             if entry.groups and entry.rule.anchors_folded else entry
             for entry in rules
         )
-        # first-group member -> the rules (by index) it lets through; rules it cannot
-        # speak for (no anchors, or anchors on the unfolded text) are always looked at
-        self._opened_by: dict[str, list[int]] = {}
-        always = []
+        # first-group member -> the rules (a bit each: rule i is bit i) it lets through;
+        # rules it cannot speak for (no anchors, or anchors on the unfolded text) are
+        # always looked at
+        opened_by: dict[str, int] = {}
+        self._always = 0
         for index, entry in enumerate(self.rules):
             if not entry.groups or not entry.rule.anchors_folded:
-                always.append(index)
+                self._always |= 1 << index
                 continue
             for anchor in entry.groups[0]:
-                self._opened_by.setdefault(anchor, []).append(index)
-        self._always = tuple(always)
-        self._unpinned_openers = tuple(sorted(set(self._opened_by) - pinned))
+                opened_by[anchor] = opened_by.get(anchor, 0) | 1 << index
+        self._by_bit = {1 << index: entry for index, entry in enumerate(self.rules)}
+        self._unpinned_openers = tuple(
+            (anchor, opened_by[anchor]) for anchor in sorted(set(opened_by) - pinned))
+        self._pinned_absent = dict.fromkeys(sorted(pinned), False)
+        # pivot-to-end part -> (rules it may open, {anchor proven present: True}, unsure anchors)
+        self._found: dict[Found, tuple[int, dict[str, bool], frozenset[str]]] = {}
+        for tail, (proven, unsure) in self.scan.outcomes.items():
+            opens = 0
+            for anchor in (*proven, *unsure):
+                opens |= opened_by.get(anchor, 0)
+            self._found[tail] = (opens, dict.fromkeys(proven, True), unsure)
+        # Every string looked for in the folded text holds neither "?" nor the non-ASCII
+        # marker: a non-ASCII character may be folded to "?" (``PreparedText``).
+        looked_for = anchors | {start for entry in self.rules if entry.rule.anchors_folded
+                                for start in (entry.starts or ())} | {
+            start for entry in self.rules if entry.necessary and entry.necessary.folded
+            for start in entry.necessary.starts}
+        self.ascii_anchors_only = not any("?" in text or NON_ASCII in text for text in looked_for)
+
+    def prepare(self, text: str) -> PreparedText:
+        """``text`` ready for ``candidates``."""
+        return PreparedText(text, ascii_anchors_only=self.ascii_anchors_only)
+
+    def _opened(self, prepared: PreparedText) -> int:
+        """The rules (bits) whose first group may have a member in the text; whether each
+        anchor looked at occurs is left in ``prepared`` for the rules' own checks."""
+        folded = prepared.folded
+        opened = self._always
+        known = dict(self._pinned_absent)
+        pattern = self.scan.pattern
+        if pattern is not None:
+            tails = set(pattern.findall(folded))
+            if tails:
+                found = self._found
+                unsure: set[str] = set()
+                for tail in tails:
+                    opens, proven, maybe = found[tail]
+                    opened |= opens
+                    known.update(proven)
+                    unsure |= maybe
+                for anchor in unsure:  # not proven by another part: left to ``in``
+                    if not known[anchor]:
+                        del known[anchor]
+        for anchor, opens in self._unpinned_openers:
+            if opened & opens != opens:
+                known[anchor] = present = anchor in folded
+                if present:
+                    opened |= opens
+        prepared.record_folded(known)
+        return opened
 
     def candidates(self, prepared: PreparedText) -> Iterator[GatedRule]:
         """The rules whose anchors all occur in the prepared text, in table order."""
-        folded = prepared.folded
-        present = self.scan.present(folded)
-        opened = set(self._always)
-        opened_by = self._opened_by
-        for anchor in present:
-            opened.update(opened_by.get(anchor, ()))
-        for anchor in self._unpinned_openers:
-            if anchor in folded:
-                opened.update(opened_by[anchor])
-        if opened and self.scan.pinned:
-            prepared.record_folded(self.scan.pinned, present)
-        for index in sorted(opened):
-            entry = self.rules[index]
+        opened = self._opened(prepared)
+        by_bit = self._by_bit
+        while opened:
+            lowest = opened & -opened
+            opened ^= lowest
+            entry = by_bit[lowest]
             if entry.may_match(prepared):
                 yield entry
 
-    def matching_rules(self, prepared: PreparedText) -> Iterator[Rule]:
-        """The rules (built-in, searched without a time limit) that match the prepared text."""
-        for entry in self.candidates(prepared):
-            if entry.search(prepared):
-                yield entry.rule
+    def matching_rules(self, prepared: PreparedText) -> list[Rule]:
+        """The rules (built-in, searched without a time limit) that match the prepared
+        text, in table order."""
+        found = []
+        opened = self._opened(prepared)
+        by_bit = self._by_bit
+        while opened:
+            lowest = opened & -opened
+            opened ^= lowest
+            entry = by_bit[lowest]
+            if entry.may_match(prepared) and entry.search(prepared):
+                found.append(entry.rule)
+        return found
 
 
 def start_places(haystack: str, starts: Sequence[str], limit: int, most: int) -> list[int] | None:

@@ -19,7 +19,6 @@ import operator
 import re
 from typing import NamedTuple
 
-from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import RuleSetGate, gated_python_re
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
@@ -78,7 +77,8 @@ def _gate_in(members: frozenset[str]) -> RuleSetGate:
 
 
 def _gate_for_scope(scope: str) -> RuleSetGate:
-    return _gate_in(_members(scope))
+    gate = _GATES[scope] = _gate_in(_members(scope))
+    return gate
 
 
 def _invisible_findings(window: str) -> list[str]:
@@ -91,12 +91,17 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     """The runtime's finding ids for ``text`` at ``scope``, in the runtime's order."""
     if not text:
         return []
-    gate = _gate_for_scope(scope)
+    gate = _GATES.get(scope) or _gate_for_scope(scope)
     window = text[:MAX_SCAN_CHARS]
+    if window.isascii():  # no invisible character, and NFKC changes nothing
+        return [rule.id for rule in gate.matching_rules(gate.prepare(window))]
     findings = _invisible_findings(window)
-    prepared = PreparedText(nfkc(window))
-    findings.extend(rule.id for rule in gate.matching_rules(prepared))
+    findings.extend(rule.id for rule in gate.matching_rules(gate.prepare(nfkc(window))))
     return findings
+
+
+# scope -> its gate, filled on first use (a dict lookup a scan, not a cached call)
+_GATES: dict[str, RuleSetGate] = {}
 
 
 def threat_message(finding: str) -> str:
@@ -145,9 +150,9 @@ def runtime_matches(text: str, scope: str) -> list[RuntimeMatch]:
     """Every occurrence of every runtime finding in ``text`` (the whole text, not
     just the scan window: callers compare spans with ``MAX_SCAN_CHARS`` to tell
     whether the runtime would have seen them), ordered by (start, end, rule id)."""
-    gate = _gate_for_scope(scope)
+    gate = _GATES.get(scope) or _gate_for_scope(scope)
     mapped = nfkc_mapped(text)
-    prepared = PreparedText(mapped.text)
+    prepared = gate.prepare(mapped.text)
     found: list[RuntimeMatch] = []
     for entry in gate.candidates(prepared):
         rule = entry.rule
