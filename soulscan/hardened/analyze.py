@@ -63,6 +63,15 @@ def _applies(rule: Rule, kind: str) -> bool:
     return not rule.kinds or kind in rule.kinds
 
 
+@functools.cache
+def rules_for_kind(kind: str) -> tuple[Rule, ...]:
+    """The rules a file of `kind` is analysed with, in pack order (quoted injections are
+    worked out from the other findings)."""
+    return tuple(
+        rule for rule in hardened_rules() if _applies(rule, kind) and rule.view != "quoted-injection"
+    )
+
+
 def _labelled(rule: Rule, label: str) -> bool:
     return rule.compiled.search(label) is not None
 
@@ -276,9 +285,15 @@ class _Analysis:
 
     def run(self) -> list[HardenedMatch]:
         matches: list[HardenedMatch] = []
-        for rule in hardened_rules():
-            if _applies(rule, self.kind) and rule.view != "quoted-injection":
-                matches.extend(self.rule_matches(rule))
+        # what each kind of view found: a rule of a view that found nothing has no match
+        found = {"unicode": self.issues, "secrets": self.secrets, "encoded": self.blobs}
+        for rule in rules_for_kind(self.kind):
+            if rule.view in VIEW_NAMES:
+                if rule.id not in self._live_patterns(rule.view):
+                    continue
+            elif rule.view in found and not found[rule.view]:
+                continue
+            matches.extend(self.rule_matches(rule))
         if self.depth < MAX_DECODE_DEPTH:
             for payload in self.payloads():
                 inner = _Analysis(payload.text, "payload", self.depth + 1).run()

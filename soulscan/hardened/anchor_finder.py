@@ -15,7 +15,7 @@ Two finders answer exactly for every anchor they are given, each suited to one k
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -86,44 +86,55 @@ def token_keys(anchor: str) -> tuple[TokenKey, ...]:
     return tuple(sorted(keys, key=lambda key: (key[0] != WHOLE, -len(key[1]), key)))
 
 
+class KeyedStrings:
+    """Strings of words, each indexed by its token keys: the ones a text of words may hold
+    are picked out by set intersections, without a look at each string."""
+
+    def __init__(self, strings: Iterable[str]) -> None:
+        self.by_key: dict[TokenKey, list[tuple[str, tuple[TokenKey, ...]]]] = {}
+        self.unkeyed: list[str] = []  # strings with no key: a text may hold any of them
+        for string in strings:
+            keys = token_keys(string)
+            if keys:
+                self.by_key.setdefault(keys[0], []).append((string, keys[1:]))
+            else:
+                self.unkeyed.append(string)
+        self.keys = tuple(
+            frozenset(key for kind_, key in self.by_key if kind_ == kind) for kind in (WHOLE, HEAD, TAIL)
+        )
+
+    def keyed_held_by(self, words: WordsIndex) -> Iterator[str]:
+        """The strings with keys whose keys the text all holds (the only ones it can hold)."""
+        held = words.held
+        for kind, keys in enumerate(self.keys):
+            for key in keys.intersection(held[kind]):
+                for string, others in self.by_key[(kind, key)]:
+                    if all(other in held[other_kind] for other_kind, other in others):
+                        yield string
+
+
 class TokenFinder:
     """Which of a fixed set of anchors occur in a folded words view."""
 
     def __init__(self, anchors: Sequence[str]) -> None:
-        self.by_key: dict[TokenKey, list[tuple[str, tuple[TokenKey, ...]]]] = {}
-        self.in_one_token: list[str] = []
-        self.elsewhere: list[str] = []
         tokens_pay = len(anchors) >= MIN_ANCHORS_FOR_TOKENS
-        for anchor in anchors:
-            keys = token_keys(anchor) if tokens_pay else ()
-            if not tokens_pay:
-                self.elsewhere.append(anchor)
-            elif keys:
-                self.by_key.setdefault(keys[0], []).append((anchor, keys[1:]))
-            elif _WORD.fullmatch(anchor):
-                self.in_one_token.append(anchor)
-            else:
-                self.elsewhere.append(anchor)
-        self.keys = tuple(
-            frozenset(key for kind_, key in self.by_key if kind_ == kind) for kind in (WHOLE, HEAD, TAIL)
-        )
+        self.keyed = KeyedStrings(anchors if tokens_pay else ())
+        self.in_one_token = [a for a in self.keyed.unkeyed if _WORD.fullmatch(a)]
+        self.elsewhere = [a for a in self.keyed.unkeyed if not _WORD.fullmatch(a)]
+        if not tokens_pay:
+            self.elsewhere = list(anchors)
 
     def present(self, folded: str, words: WordsIndex | None = None) -> set[str]:
         """`words`: the index of `folded`, when it is built anyway."""
         found = {anchor for anchor in self.elsewhere if anchor in folded}
         if folded.endswith(NON_ASCII):  # where PreparedText puts it
             found.add(NON_ASCII)
-        if not self.by_key and not self.in_one_token:
+        if not self.keyed.by_key and not self.in_one_token:
             return found
         if words is None:
             words = WordsIndex.of(folded)
         found.update(anchor for anchor in self.in_one_token if anchor in words.distinct)
-        held = words.held
-        for kind, keys in enumerate(self.keys):
-            for key in keys.intersection(held[kind]):
-                for anchor, others in self.by_key[(kind, key)]:
-                    if words.holds(others) and anchor in folded:
-                        found.add(anchor)
+        found.update(anchor for anchor in self.keyed.keyed_held_by(words) if anchor in folded)
         return found
 
 
@@ -141,8 +152,3 @@ class WordsIndex:
         tokens = set(folded.split(" "))
         held = (tokens, {t[:KEY_CHARS] for t in tokens}, {t[-KEY_CHARS:] for t in tokens})
         return cls(held, " ".join(tokens))
-
-    def holds(self, keys: Iterable[TokenKey]) -> bool:
-        """Does the text hold every key (as a text holding an anchor with those keys does)?"""
-        held = self.held
-        return all(key in held[kind] for kind, key in keys)

@@ -31,7 +31,7 @@ from soulscan.engine.anchors import extract_regex_anchors, rarity
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import start_places
 from soulscan.engine.segments import MIN_START_RARITY
-from soulscan.hardened.anchor_finder import TokenKey, WordsIndex, token_keys
+from soulscan.hardened.anchor_finder import KeyedStrings, WordsIndex
 
 # Trying a pattern at one place costs about as much as searching this many characters.
 CHARS_PER_START = 48
@@ -47,11 +47,17 @@ class Starts:
     hi: int = 0
 
     @functools.cached_property
-    def keys(self) -> tuple[tuple[str, tuple[TokenKey, ...]], ...]:
+    def keyed(self) -> KeyedStrings:
         # A string of lower-case ASCII words leaves its words in the folded text at the same
         # place (folding keeps ASCII lower case as it is): a text of words lacking one of
         # them lacks the string.
-        return tuple((string, token_keys(string)) for string in self.strings)
+        return KeyedStrings(self.strings)
+
+    def held_by(self, words: WordsIndex | None) -> Sequence[str]:
+        """The strings a text may hold, by the index of its folded words view if given."""
+        if words is None:
+            return self.strings
+        return [*self.keyed.unkeyed, *self.keyed.keyed_held_by(words)]
 
 
 @dataclass(frozen=True)
@@ -75,10 +81,7 @@ class BranchSearch:
         most = len(text) // CHARS_PER_START + 4
         places: set[int] = set()
         for starts in self.starts or ():
-            strings: Sequence[str] = starts.strings
-            if words is not None:
-                strings = [string for string, keys in starts.keys if words.holds(keys)]
-            found = start_places(haystack, strings, len(text), most)
+            found = start_places(haystack, starts.held_by(words), len(text), most)
             if found is None:
                 return None
             if starts.hi:
