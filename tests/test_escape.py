@@ -20,6 +20,7 @@ from soulscan.report.escape import (
     escape_text,
     is_hidden,
     shorten,
+    shorten_left,
 )
 from soulscan.report.excerpt import escaped_excerpt, excerpt
 
@@ -189,3 +190,38 @@ def test_escaped_text_slices_are_the_escapes_of_the_slices(text: str, start: int
 @given(_LINE_TEXT, st.integers(0, 220), st.integers(0, 220))
 def test_excerpt_of_an_escaped_line_is_the_excerpt_of_the_line(line: str, start: int, end: int) -> None:
     assert escaped_excerpt(EscapedText.of(line), start, end) == excerpt(line, start, end, None)
+
+
+def _shorten_with_escapes_checked(escaped: str, limit: int, *, keep_end: bool) -> str:
+    """The cut as worked out before text without a backslash took its short cut."""
+    if len(escaped) <= limit:
+        return escaped
+    cut = len(escaped) - limit if keep_end else limit
+    opener = max(escaped.rfind("\\u{", 0, cut + 2), escaped.rfind("\\x{", 0, cut + 2))
+    if opener != -1 and opener < cut and escaped.find("}", opener) >= cut:
+        cut = escaped.find("}", opener) + 1 if keep_end else opener
+    elif escaped[cut - 1 : cut] == "\\" and escaped[cut : cut + 1] in ("t", "n", "r"):
+        cut += 1 if keep_end else -1
+    return "…" + escaped[cut:] if keep_end else escaped[:cut] + "…"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab {}\\u\u202e\n\t\U000e0041")), st.integers(0, 40))
+def test_shortening_plain_text_takes_the_cut_escaped_text_would(text: str, limit: int) -> None:
+    for escaped in (text, escape_text(text)):
+        assert shorten(escaped, limit) == _shorten_with_escapes_checked(escaped, limit, keep_end=False)
+        assert shorten_left(escaped, limit) == _shorten_with_escapes_checked(escaped, limit, keep_end=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("plain words only", id="printable-ascii"),
+        pytest.param("café 日本 😀", id="printable-non-ascii"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_text_without_hidden_characters_is_its_own_escape(text: str) -> None:
+    escaped = EscapedText.of(text)
+    assert (escaped.escaped, escaped.offsets, escaped.length) == (text, None, len(text))
+    assert escaped.escaped_slice(1, 4) == text[1:4]
