@@ -1,6 +1,19 @@
-"""The decoders' quick pre-checks only skip texts and runs that could never decode."""
+"""The decoders' fast paths find exactly what the plain algorithm finds.
+
+The plain algorithm (`_plain_decode_blobs` below) searches every blob pattern over the whole
+text with no pre-check, decodes with `base64.b64decode`, and tests readability one character
+at a time. `decode_blobs` finds candidate runs in one pass, caches the blobs of short runs,
+gates the slower searches with quick tests, and uses str and bytes methods instead.
+"""
 
 from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import json
+import string
+from pathlib import Path
 
 import pytest
 import regex
@@ -10,48 +23,213 @@ from hypothesis import strategies as st
 from soulscan.engine.anchors import fold
 from soulscan.hardened import decode
 
-# The base64 run pattern without the lookaheads that skip runs `_base64` always rejects.
-_PLAIN_BASE64 = regex.compile(
-    r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{8,65536}={0,2}(?![A-Za-z0-9+/=_-])"
+_PLAIN_PATTERNS = {
+    "base64": regex.compile(
+        r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{8,65536}={0,2}(?![A-Za-z0-9+/=_-])"
+    ),
+    "base32": regex.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{8,65536}={0,6}(?![A-Za-z0-9=])"),
+    "hex": regex.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){5,32768}(?![0-9A-Za-z])"),
+    "url": decode._PERCENT,
+    "escapes": decode._ESCAPES,
+    "morse": decode._MORSE,
+    "nato": decode._NATO,
+    "braille": decode._BRAILLE,
+    "uu": regex.compile(r"(?m)^[\x21-\x60][\x20-\x60]{3,60}$"),
+}
+
+
+def _plain_base64(blob: str) -> str | None:
+    core = blob.rstrip("=")
+    if core.isalpha() and (len(core) < 16 or core.islower() or core.isupper()):
+        return None
+    if not any(ch.isdigit() or ch in "+/" for ch in core) and not (
+        any(ch.islower() for ch in core) and any(ch.isupper() for ch in core)
+    ):
+        return None
+    padded = core + "=" * (-len(core) % 4)
+    try:
+        alt = b"-_" if ("-" in core or "_" in core) else None
+        return base64.b64decode(padded, altchars=alt, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _plain_reads_as_text(text: str, *, min_words: int = 3) -> bool:
+    if not text or any(not (ch.isprintable() or ch in "\n\t") for ch in text):
+        return False
+    words = decode._WORD.findall(text)
+    if "\ufffd" in text or len(words) < min_words:
+        return False
+    letters = sum(ch.isalpha() or ch.isspace() for ch in text)
+    if min_words == 1 and len(words) < 3:
+        return text.isascii() and sum(map(len, words)) >= 5 and letters / len(text) >= 0.85
+    return letters / len(text) >= 0.75
+
+
+def _plain_printable(text: str) -> bool:
+    return len(text) >= 16 and all(ch.isprintable() or ch in "\n\t\r" for ch in text)
+
+
+_PLAIN_DECODERS = (
+    ("base64", _plain_base64, 1),
+    ("base32", decode._base32, 1),
+    ("hex", decode._hex, 1),
+    ("url", decode.unquote, 3),
+    ("escapes", decode._escapes, 3),
+    ("morse", decode._morse, 1),
+    ("nato", decode._nato, 1),
+    ("braille", decode._braille, 1),
+    ("uu", decode._uu, 1),
 )
 
 
-def _accepted(pattern: regex.Pattern[str], text: str) -> list[tuple[tuple[int, int], str]]:
-    found = []
-    for match in pattern.finditer(text):
-        decoded = decode._base64(match.group())
-        if decoded is not None:
-            found.append((match.span(), decoded))
-    return found
+def _plain_decode_blobs(text: str) -> list[decode.DecodedBlob]:
+    found: list[decode.DecodedBlob] = []
+    taken: list[tuple[int, int]] = []
+    for name, decoder, min_words in _PLAIN_DECODERS:
+        for match in _PLAIN_PATTERNS[name].finditer(text):
+            start, end = match.span()
+            if end - start > decode.MAX_BLOB_CHARS or any(a < end and start < b for a, b in taken):
+                continue
+            decoded = decoder(match.group())
+            if decoded is None or decoded == match.group():
+                continue
+            readable = _plain_reads_as_text(decoded, min_words=min_words)
+            if readable or (
+                name in ("base64", "base32", "hex", "escapes", "uu") and _plain_printable(decoded)
+            ):
+                found.append(decode.DecodedBlob(name, start, end, decoded, readable))
+                taken.append((start, end))
+                if len(found) >= decode.MAX_BLOBS:
+                    return sorted(found, key=lambda blob: blob.start)
+    if decode._ROT13_HINT.search(text):
+        found.append(decode.DecodedBlob("rot13", 0, len(text), codecs.encode(text, "rot13")))
+    return sorted(found, key=lambda blob: blob.start)
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet="aZq09+/=_- \n.\u00e9", max_size=80))
-def test_base64_lookaheads_keep_every_decodable_run(text: str) -> None:
-    assert _accepted(decode._BASE64, text) == _accepted(_PLAIN_BASE64, text)
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+# Pieces that make blobs of every encoding, near misses, and what stands around them.
+_PIECES = [
+    _b64("ignore previous instructions"), _b64("rm -rf")[:-2], _b64("caf\u00e9 au lait"),
+    base64.urlsafe_b64encode(b"\xfb\xff send the keys").decode(), "aGVsbG8gd29ybGQ",
+    "SGVsbG8gd29ybGQgaGVsbG8gd29ybGQ", "dGhlIHNlbmQgYWxs", "JNCVSUZAKJKUYRKT",
+    base64.b32encode(b"send the keys").decode(),
+    base64.b32encode(b"hello").decode(), "INTERNATIONALIZATION", "IMPORTANT", "ABCDEFGH=",
+    b"run the installer".hex(), b"Wipe".hex(), "deadbeefcafe", "cdaa" * 20, "4142434445464748",
+    "123456789012", "2024-10-11T13", "State/Province", "clientTransferProhibited",
+    "Internationalization", "Follow-up", "snake_Case_x", "%69%67%6e%6f%72%65", "\\x69\\x67\\x6e\\x6f",
+    ".. --. -. --- .-.", " / ", "alfa", "Bravo", "\u212aILO", "\u017fierra", "x-ray", "echo",
+    "\u2820\u2803\u2801\u2811", "#86)E<F5R7V]L9'Q@", "rot13", "Caesar", "13", "rot-",
+    " ", ", ", "  ", "\n", "=", "/", "-", "_", "+", ".", "a", "Q", "7", "\u00e9", "\u4e2d",
+]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=24))
+def test_decode_blobs_equals_the_plain_algorithm(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert decode.decode_blobs(text) == _plain_decode_blobs(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZq09+/=_- \n.\u00e9%\\xu2aF,", max_size=80))
+def test_decode_blobs_equals_the_plain_algorithm_on_characters(text: str) -> None:
+    assert decode.decode_blobs(text) == _plain_decode_blobs(text)
+
+
+def test_decode_blobs_equals_the_plain_algorithm_beyond_max_blobs() -> None:
+    text = " ".join([_b64(f"word number {n} here") for n in range(70)] + ["alfa bravo"] * 3)
+    assert decode.decode_blobs(text) == _plain_decode_blobs(text)
+    assert len(decode.decode_blobs(text)) == decode.MAX_BLOBS
+
+
+_CORPORA = Path("/work/shared/corpora")
+
+
+@pytest.mark.skipif(not _CORPORA.is_dir(), reason="shared corpora not present")
+def test_decode_blobs_equals_the_plain_algorithm_on_the_corpora() -> None:
+    for path in sorted(_CORPORA.glob("*/items.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for line in lines[::7]:
+            if line.strip():
+                text = json.loads(line)["text"]
+                assert decode.decode_blobs(text) == _plain_decode_blobs(text), path
+
+
+_BASE64_ALPHABET = string.ascii_letters + string.digits + "+/_-"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=_BASE64_ALPHABET, min_size=1, max_size=40), st.integers(0, 2))
+def test_base64_decoder_equals_b64decode(core: str, padding: int) -> None:
+    blob = core + "=" * padding
+    assert decode._base64(blob) == _plain_base64(blob)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_BASE64_ALPHABET + "=", max_size=40))
+def test_base64_pattern_is_what_the_decoder_accepts(run: str) -> None:
+    """`_BASE64` matches a run whole exactly when the plain pattern does and `_base64`'s
+    pre-checks accept it (a run it skips can never decode)."""
+    plain = _PLAIN_PATTERNS["base64"].fullmatch(run)
+    core = run.rstrip("=")
+    accepted = bool(plain) and (
+        any(ch.isdigit() or ch in "+/" for ch in core)
+        or (
+            any(ch.islower() for ch in core)
+            and any(ch.isupper() for ch in core)
+            and (not core.isalpha() or len(core) >= 16)
+        )
+    )
+    assert bool(decode._BASE64.fullmatch(run)) is accepted
+    if not accepted:
+        assert _plain_base64(run) is None or not plain
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="ab Z\n\t\r\x0b\x1c\u00e9\u0301\u200b\ufffd1.", max_size=30), st.integers(1, 3)
+)
+def test_readability_checks_equal_the_character_loops(text: str, min_words: int) -> None:
+    assert decode.reads_as_text(text, min_words=min_words) == _plain_reads_as_text(
+        text, min_words=min_words
+    )
+    assert decode._printable(text) == _plain_printable(text)
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        pytest.param("aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=", id="base64"),
-        pytest.param("SGVsbG8gd29ybGQgaGVsbG8gd29ybGQ", id="mixed-case-no-digit"),
-        pytest.param("%69%67%6e%6f%72%65 previous", id="url"),
-        pytest.param("\\x69\\x67\\x6e\\x6f\\x72\\x65", id="escapes"),
         pytest.param("ALFA bravo Charlie delta echo", id="nato"),
         pytest.param("alfa, bravo, \u212aILO, \u017fierra, echo", id="nato-kelvin-and-long-s"),
-        pytest.param("\u2820\u2803\u2801\u2811 \u2801\u2803", id="braille"),
+        pytest.param("alfa,bravo,charlie,delta,echo", id="commas-only"),
+        pytest.param("(alfa  bravo x-ray,,,delta echo.", id="edges-and-x-ray"),
     ],
 )
-def test_pre_checks_pass_texts_with_blobs(text: str) -> None:
-    for name, pattern, _, _ in decode._DECODERS:
-        if pattern.search(text):
-            assert decode._may_hold(name, text, fold(text)), name
+def test_nato_pre_check_passes_texts_with_a_run(text: str) -> None:
+    assert decode._NATO.search(text)
+    assert decode._may_hold_nato(decode._Source(text))
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="%\\xu2aF0 .-,\u2820\u2801ALFAlfa\u212a\u017fkilo", max_size=60))
-def test_pre_checks_never_skip_a_match(text: str) -> None:
-    for name, pattern, _, _ in decode._DECODERS:
-        if pattern.search(text):
-            assert decode._may_hold(name, text, fold(text)), name
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["alfa", "Alpha", "x-ray", "\u212aILO", "echo", "lima", "word",
+                                 " ", ",", ", ", "   ", ".", "(", "\n"]), max_size=16))  # fmt: skip
+def test_nato_pre_check_never_skips_a_run(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    if decode._NATO.search(text):
+        assert decode._may_hold_nato(decode._Source(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["rot13 this", "ROT-13", "rot_13", "rot 13", "R\u00d8T13 no", "a caesar shift", "\u017f", ""],
+)
+def test_rot13_pre_check_agrees_with_the_hint(text: str) -> None:
+    assert decode._has_rot13_hint(decode._Source(text)) is bool(decode._ROT13_HINT.search(text))
+
+
+def test_fold_is_what_the_pre_checks_read() -> None:
+    assert decode._Source("K\u212a\u017f").folded == fold("K\u212a\u017f") == "kks"

@@ -9,7 +9,9 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -43,19 +45,44 @@ _RUNS_CODE = regex.compile(
 )
 
 
+def _printable_but(text: str, allowed: str) -> bool:
+    """Every character printable or one of `allowed` (str methods, no loop in Python)."""
+    if text.isprintable():
+        return True
+    for char in allowed:
+        text = text.replace(char, "")
+    return text.isprintable()
+
+
 def _printable(text: str) -> bool:
-    return len(text) >= 16 and all(ch.isprintable() or ch in "\n\t\r" for ch in text)
+    return len(text) >= 16 and _printable_but(text, "\n\t\r")
 
 
 # ASCII-only patterns use `re`, which runs them several times faster than `regex`.
+# A base64 blob is a whole run of `_RUN` characters; the lookaheads are exactly what
+# `_base64` accepts before decoding: a digit, + or /; or both cases and a _, a - or 16
+# characters (tests/test_decode_prefilters.py).
 _BASE64 = re.compile(
-    r"(?<![A-Za-z0-9+/=_-])"
-    # what `_base64` accepts at all: a digit, + or /, or both cases (skips plain words fast)
-    r"(?:(?=[A-Za-z_-]*+[0-9+/])|(?=[A-Z0-9+/_-]*+[a-z])(?=[a-z0-9+/_-]*+[A-Z]))"
+    r"(?:(?=[A-Za-z_-]*+[0-9+/])"
+    r"|(?=[A-Z0-9+/_-]*+[a-z])(?=[a-z0-9+/_-]*+[A-Z])(?:(?=[A-Za-z]*+[_-])|(?=[A-Za-z0-9+/_-]{16})))"
     r"[A-Za-z0-9+/_-]{8,65536}={0,2}(?![A-Za-z0-9+/=_-])"
 )
-_BASE32 = regex.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{8,65536}={0,6}(?![A-Za-z0-9=])")
+_BASE32 = re.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{8,65536}={0,6}(?![A-Za-z0-9=])")
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){5,32768}(?![0-9A-Za-z])")
+# Every base64, base32 and hex blob lies inside one maximal run of these characters. One
+# `re` pass finds the runs that may hold one (`re` jumps from one character outside the
+# set to the next): at least 8 long but not 8-15 letters (`_base64` and `_base32` reject
+# those, and hex without a digit decodes to non-ASCII text too short to keep), and either
+# a base64 blob whole or holding 8 base32 or 10 hex characters in a row. The blob patterns
+# then search only these runs; their lookarounds see the characters around a run as before.
+_RUN = "A-Za-z0-9+/=_-"
+_CANDIDATE_RUN = (
+    rf"(?=[{_RUN}]{{8}})(?![A-Za-z]{{8,15}}(?![{_RUN}]))"
+    rf"(?:(?={_BASE64.pattern})|(?=[{_RUN}]*?[A-Z2-7]{{8}})|(?=[{_RUN}]*?[0-9A-Fa-f]{{10}}))"
+    rf"[{_RUN}]++"
+)
+_RUN_AT_START = re.compile(_CANDIDATE_RUN)
+_RUN_AFTER_BOUNDARY = re.compile(rf"[^{_RUN}]({_CANDIDATE_RUN})")
 _PERCENT = regex.compile(
     r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+-]){0,64}(?:%[0-9A-Fa-f]{2}[^\s%]{0,16}){3,8192}"
 )
@@ -101,8 +128,11 @@ _NATO = regex.compile(
     regex.IGNORECASE,
 )
 _NATO_FOLLOWED = re.compile("(?:" + "|".join(_NATO_WORDS) + ")[ ,]")
+_NATO_SET = frozenset(_NATO_WORDS)
 _BRAILLE = regex.compile(r"[\u2800-\u283F]*\u2820[\u2801-\u283F][\u2800-\u283F ]{1,4096}")
-_UU = regex.compile(r"(?m)^[\x21-\x60][\x20-\x60]{3,60}$")
+# A line of uuencoded data; its first character gives the length, which `_uu` accepts only
+# between 3 and 45: "#" to "M" (of the 0x21-0x60 the format allows).
+_UU = regex.compile(r"(?m)^[#-M][\x20-\x60]{3,60}$")
 _MORSE_TABLE = {
     ".-": "a",
     "-...": "b",
@@ -229,16 +259,29 @@ def reads_as_text(text: str, *, min_words: int = 3) -> bool:
     that accept it (hex, base32/64 of letters only, Morse, NATO, braille, UU) practically
     never decode to a clean word by chance.
     """
-    if not text or any(not (ch.isprintable() or ch in "\n\t") for ch in text):
+    if not text or not _printable_but(text, "\n\t"):
         return False
     words = _WORD.findall(text)
     if "\ufffd" in text or len(words) < min_words:
         return False
-    letters = sum(ch.isalpha() or ch.isspace() for ch in text)
+    letters = _letters_and_spaces(text)
     if min_words == 1 and len(words) < 3:
         # One or two words: only a clean ASCII word of five or more letters counts.
         return text.isascii() and sum(map(len, words)) >= 5 and letters / len(text) >= 0.85
     return letters / len(text) >= 0.75
+
+
+_ASCII_LETTERS_AND_SPACES = bytes(
+    code for code in range(128) if chr(code).isalpha() or chr(code).isspace()
+)
+
+
+def _letters_and_spaces(text: str) -> int:
+    """How many characters are letters or white space (`str.isalpha`, `str.isspace`)."""
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data) - len(data.translate(None, _ASCII_LETTERS_AND_SPACES))
+    return sum(ch.isalpha() or ch.isspace() for ch in text)
 
 
 def _utf8(data: bytes) -> str | None:
@@ -256,13 +299,19 @@ def _base64(blob: str) -> str | None:
         any(ch.islower() for ch in core) and any(ch.isupper() for ch in core)
     ):
         return None
+    if len(core) % 4 == 1:
+        return None  # no base64 ends with a single character
     padded = core + "=" * (-len(core) % 4)
+    if "-" in core or "_" in core:
+        padded = padded.translate(_URL_SAFE)  # what b64decode(altchars="-_") does first
     try:
-        alt = "-_" if ("-" in core or "_" in core) else None
-        data = base64.b64decode(padded, altchars=alt.encode() if alt else None, validate=True)
+        data = binascii.a2b_base64(padded, strict_mode=True)  # b64decode(validate=True)
     except (binascii.Error, ValueError):
         return None
     return _utf8(data)
+
+
+_URL_SAFE = str.maketrans("-_", "+/")
 
 
 def _base32(blob: str) -> str | None:
@@ -289,61 +338,154 @@ def _escapes(blob: str) -> str | None:
         return None
 
 
-# (name, pattern, decoder, minimum words for the decoding to count as text)
-_DECODERS = (
-    ("base64", _BASE64, _base64, 1),
-    ("base32", _BASE32, _base32, 1),
-    ("hex", _HEX, _hex, 1),
-    ("url", _PERCENT, lambda blob: unquote(blob), 3),
-    ("escapes", _ESCAPES, _escapes, 3),
-    ("morse", _MORSE, _morse, 1),
-    ("nato", _NATO, _nato, 1),
-    ("braille", _BRAILLE, _braille, 1),
-    ("uu", _UU, _uu, 1),
-)
+@dataclass(frozen=True)
+class _Decoder:
+    name: str
+    decode: Callable[[str], str | None]
+    min_words: int  # minimum words for the decoding to count as text
+
+    def kept(self, blob: str) -> tuple[str, bool] | None:
+        """(decoded text, readable) when the decoding of `blob` is kept, else None."""
+        decoded = self.decode(blob)
+        if decoded is None or decoded == blob:
+            return None
+        readable = reads_as_text(decoded, min_words=self.min_words)
+        if readable or (self.name in _KEPT_WHEN_PRINTABLE and _printable(decoded)):
+            return decoded, readable
+        return None
 
 
-def _may_hold(name: str, text: str, folded: str) -> bool:
-    """False only when `text` provably holds no blob of this encoding: a cheap test that
-    spares the slower scans (NATO is a case-insensitive alternation at every word)."""
-    if name == "url":
-        return text.count("%") >= 3
-    if name == "escapes":
-        return "\\x" in text or "\\u" in text
-    if name == "braille":
-        return "\u2820" in text
-    if name == "nato":
-        # A run is five NATO words or more; `fold` sends every case variant of an ASCII
-        # letter to that letter (tests/test_anchors.py), and `count` finds the most
-        # non-overlapping occurrences of each word.
-        if sum(folded.count(word) for word in _NATO_WORDS) < 5:
-            return False
-        # ... and the first four of them are each followed by a space or a comma.
-        return len(_NATO_FOLLOWED.findall(folded)) >= 4
+_KEPT_WHEN_PRINTABLE = frozenset({"base64", "base32", "hex", "escapes", "uu"})
+# Kept decodings: (decoder, start, end, decoded text, readable).
+Kept = tuple[_Decoder, int, int, str, bool]
+
+_BASE64_DECODER = _Decoder("base64", _base64, 1)
+_BASE32_DECODER = _Decoder("base32", _base32, 1)
+_HEX_DECODER = _Decoder("hex", _hex, 1)
+
+
+def _blobs_in_run(run: str) -> tuple[Kept, ...]:
+    """The kept base64, base32 and hex decodings in one candidate run, offsets in the run.
+
+    A run's blobs depend on the run alone (every blob pattern stops at its edges), so
+    the short runs that recur (identifiers, dates, paths) are worked out once."""
+    if len(run) <= _CACHED_RUN_CHARS:
+        return _cached_blobs_in_run(run)
+    return _find_blobs_in_run(run)
+
+
+def _find_blobs_in_run(run: str) -> tuple[Kept, ...]:
+    found: list[Kept] = []
+    if _BASE64.match(run) and (kept := _BASE64_DECODER.kept(run)):
+        found.append((_BASE64_DECODER, 0, len(run), *kept))
+    for decoder, pattern in ((_BASE32_DECODER, _BASE32), (_HEX_DECODER, _HEX)):
+        for match in pattern.finditer(run):
+            if kept := decoder.kept(match.group()):
+                found.append((decoder, match.start(), match.end(), *kept))
+    return tuple(found)
+
+
+_CACHED_RUN_CHARS = 256
+_cached_blobs_in_run = functools.lru_cache(maxsize=4096)(_find_blobs_in_run)
+
+
+class _Source:
+    """The text being decoded, and its case-folded form worked out once, when first asked."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @functools.cached_property
+    def folded(self) -> str:
+        return fold(self.text)
+
+
+def _may_hold_nato(source: _Source) -> bool:
+    """False only when the text provably holds no NATO run (a case-insensitive alternation
+    at every word is slow). A run is five NATO words or more, each of the middle three
+    between a space or comma and a space or comma: three words of the text split there.
+    `fold` sends every case variant of an ASCII letter to that letter (tests/test_anchors.py)."""
+    folded = source.folded
+    words = folded.replace(",", " ").split()
+    if _NATO_SET.isdisjoint(words) or sum(map(_NATO_SET.__contains__, words)) < 3:
+        return False
+    # `count` finds the most non-overlapping occurrences of each word; the first four
+    # words of a run are each followed by a space or a comma.
+    if sum(folded.count(word) for word in _NATO_WORDS) < 5:
+        return False
+    return len(_NATO_FOLLOWED.findall(folded)) >= 4
+
+
+def _always(source: _Source) -> bool:
     return True
+
+
+# The decoders searched over the whole text, each after a quick test that is False only
+# when the text provably holds no blob of its encoding.
+_SEARCHED: tuple[tuple[_Decoder, regex.Pattern[str], Callable[[_Source], bool]], ...] = (
+    (_Decoder("url", unquote, 3), _PERCENT, lambda source: source.text.count("%") >= 3),
+    (
+        _Decoder("escapes", _escapes, 3),
+        _ESCAPES,
+        lambda source: "\\x" in source.text or "\\u" in source.text,
+    ),
+    (_Decoder("morse", _morse, 1), _MORSE, _always),
+    (_Decoder("nato", _nato, 1), _NATO, _may_hold_nato),
+    (_Decoder("braille", _braille, 1), _BRAILLE, lambda source: "\u2820" in source.text),
+    (_Decoder("uu", _uu, 1), _UU, _always),
+)
+_ROT_13 = re.compile(r"rot(?s:.)?13")
+
+
+def _candidate_runs(text: str) -> list[tuple[int, int]]:
+    first = _RUN_AT_START.match(text)
+    runs = [first.span()] if first else []
+    runs.extend(match.span(1) for match in _RUN_AFTER_BOUNDARY.finditer(text))
+    return runs
+
+
+def _has_rot13_hint(source: _Source) -> bool:
+    # The hint's literals, case-folded, first: `in` and a literal search are much faster.
+    text, folded = source.text, source.folded
+    if "caesar" not in folded and not ("13" in text and _ROT_13.search(folded)):
+        return False
+    return bool(_ROT13_HINT.search(text))
 
 
 def decode_blobs(text: str) -> list[DecodedBlob]:
     """Readable decodings of the encoded blobs in `text`, in text order, at most MAX_BLOBS."""
     found: list[DecodedBlob] = []
     taken: list[tuple[int, int]] = []
-    folded = fold(text)
-    for name, pattern, decoder, min_words in _DECODERS:
-        if not _may_hold(name, text, folded):
+
+    def keep(decoder: _Decoder, start: int, end: int, decoded: str, readable: bool) -> bool:
+        """Record a kept decoding unless it overlaps one kept before; True when full."""
+        if end - start > MAX_BLOB_CHARS or any(a < end and start < b for a, b in taken):
+            return False
+        found.append(DecodedBlob(decoder.name, start, end, decoded, readable))
+        taken.append((start, end))
+        return len(found) >= MAX_BLOBS
+
+    in_runs = [
+        (start + blob_start, start + blob_end, decoder, decoded, readable)
+        for start, end in _candidate_runs(text)
+        for decoder, blob_start, blob_end, decoded, readable in _blobs_in_run(text[start:end])
+    ]
+    # base64 first, then base32, then hex, each in text order.
+    for wanted in (_BASE64_DECODER, _BASE32_DECODER, _HEX_DECODER):
+        for start, end, decoder, decoded, readable in in_runs:
+            if decoder is wanted and keep(decoder, start, end, decoded, readable):
+                return sorted(found, key=lambda blob: blob.start)
+    source = _Source(text)
+    for decoder, pattern, may_hold in _SEARCHED:
+        if not may_hold(source):
             continue
         for match in pattern.finditer(text):
             start, end = match.span()
-            if end - start > MAX_BLOB_CHARS or any(a < end and start < b for a, b in taken):
+            if end - start > MAX_BLOB_CHARS:
                 continue
-            decoded = decoder(match.group())
-            if decoded is None or decoded == match.group():
-                continue
-            readable = reads_as_text(decoded, min_words=min_words)
-            if readable or (name in ("base64", "base32", "hex", "escapes", "uu") and _printable(decoded)):
-                found.append(DecodedBlob(name, start, end, decoded, readable))
-                taken.append((start, end))
-                if len(found) >= MAX_BLOBS:
-                    return sorted(found, key=lambda blob: blob.start)
-    if _ROT13_HINT.search(text):
+            kept = decoder.kept(match.group())
+            if kept and keep(decoder, start, end, *kept):
+                return sorted(found, key=lambda blob: blob.start)
+    if _has_rot13_hint(source):
         found.append(DecodedBlob("rot13", 0, len(text), codecs.encode(text, "rot13")))
     return sorted(found, key=lambda blob: blob.start)
