@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine.anchorscan import AnchorScan, build_scan
+from soulscan.engine.anchorscan import AnchorScan, build_scan, letter_scans
 from soulscan.engine.rulepack import builtin_packs, runtime_pack
 
 RUNTIME_ANCHORS = sorted({anchor for rule in runtime_pack().rules
@@ -100,3 +100,24 @@ def test_anchors_of_one_part_told_apart_by_a_captured_character() -> None:
 def test_anchors_of_one_part_run_together(text: str) -> None:
     _exact(SHARED_TAILS, 20, text)
     _exact([*SHARED_TAILS, "ever"], 20, text)
+
+
+# Words of common characters only, several of them sharing their rarest one.
+COMMON_WORDS = ["command", "metasploit", "must", "mythic", "prompt", "curl", "unset", "tell",
+                "liner", "translate", "credentials", "yourself", "pretend"]
+
+
+def test_letter_scans_pin_words_of_common_characters() -> None:
+    scans = letter_scans(COMMON_WORDS)
+    assert [scan.pattern.pattern[:2] for scan in scans if scan.pattern] == ["(l", "(m", "(u", "(y"]
+    assert set().union(*(scan.pinned for scan in scans)) == set(COMMON_WORDS) - {"pretend"}
+    # a literal first character: ``re`` looks for it with a tight loop
+    assert all(scan.pattern and scan.pattern.pattern[1].isalpha() for scan in scans)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*COMMON_WORDS, "l", "m", "u", "y", "e", " "]),
+                max_size=30).map("".join))
+def test_letter_scans_find_exactly_their_words(text: str) -> None:
+    for scan in letter_scans(COMMON_WORDS):
+        assert scan.present(text) == {word for word in scan.pinned if word in text}

@@ -41,6 +41,8 @@ from soulscan.engine.anchors import frequency_rank, rarity
 # A pivot must be at least this far down the frequency ranking (``b``, ``k``, ``v``, ``w``,
 # ``x``, punctuation...): rarer pivots mean fewer places where ``re`` leaves C.
 MIN_PIVOT_RANK = 20
+# A scan of its own for words of common characters pays from this many words a character.
+MIN_WORDS_A_LETTER = 2
 
 
 # What ``findall`` gives for one find: the pivot-to-end part, or (with groups that tell
@@ -83,8 +85,11 @@ def _outcome(anchors: tuple[str, ...],
     return (anchors if len(anchors) == 1 else ()), frozenset(unsure)
 
 
-def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> AnchorScan:
-    pivots = _pivots(set(anchors), min_rank)
+def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
+               pivot: str | None = None) -> AnchorScan:
+    """The scan of ``anchors`` that hold a character ranked ``min_rank`` or rarer, or (with
+    ``pivot``) of the anchors that hold ``pivot``, each pinned to it."""
+    pivots = _pivots(set(anchors), min_rank, pivot)
     if not pivots:
         return AnchorScan(None, frozenset(), {}, {})
     rarest_first = sorted(pivots.items(), key=lambda item: (-rarity(item[0]), item[0]))
@@ -101,7 +106,7 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> Anchor
                 by_tail[tail] if tail in told_apart else [anchor])
     branches = []
     groups: list[str] = []  # the told-apart parts, in the order of their groups
-    for pivot, pinned in sorted(by_pivot.items()):
+    for char, pinned in sorted(by_pivot.items()):
         tails = []
         for anchor in pinned:
             tail = anchor[pivots[anchor]:]
@@ -110,7 +115,7 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> Anchor
             elif anchor == by_tail[tail][0]:
                 tails.append(_told_apart(by_tail[tail], pivots, told_apart[tail]))
                 groups.append(tail)
-        branches.append(re.escape(pivot) + "(?:" + "|".join(tails) + ")")
+        branches.append(re.escape(char) + "(?:" + "|".join(tails) + ")")
     neighbours = {anchor: _hidden_by(anchor, pivots, by_pivot) for anchor in pivots}
     outcomes: dict[Found, tuple[tuple[str, ...], frozenset[str]]] = {}
     for tail, found in by_tail.items():
@@ -130,6 +135,23 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> Anchor
     )
 
 
+def letter_scans(words: Iterable[str]) -> tuple[AnchorScan, ...]:
+    """Scans for words of common characters only, which ``build_scan`` leaves unpinned:
+    one scan for each character that is the rarest of ``MIN_WORDS_A_LETTER`` or more of
+    them, pinning those words to it.
+
+    Such a scan's pattern starts with that one literal character, and ``re`` then looks
+    for it with a tight loop rather than a set test a character: a whole text read, with a
+    stop at each ``m``, costs less than the ``in`` of two or three of those words (each a
+    whole read of a text that lacks it).
+    """
+    by_letter: dict[str, list[str]] = {}
+    for word in sorted(set(words)):
+        by_letter.setdefault(max(word, key=frequency_rank), []).append(word)
+    return tuple(build_scan(group, pivot=letter) for letter, group in sorted(by_letter.items())
+                 if len(group) >= MIN_WORDS_A_LETTER)
+
+
 def _telling_place(anchors: list[str], pivots: dict[str, int]) -> int | None:
     """How far before the pivot the anchors (of one pivot-to-end part) each have a
     different character, nearest first; None when no place tells them all apart."""
@@ -142,9 +164,12 @@ def _telling_place(anchors: list[str], pivots: dict[str, int]) -> int | None:
 def _told_apart(anchors: list[str], pivots: dict[str, int], back: int) -> str:
     """One alternative for anchors of one pivot-to-end part: one of them ends here, and a
     group captures the character ``back`` places before the pivot, which says which."""
-    which = "|".join(f"(?<={re.escape(anchor[:pivots[anchor] + 1])})" for anchor in anchors)
     anchor = anchors[0]
-    return f"(?:{which})(?<=((?s:.)){'(?s:.)' * back})" + re.escape(anchor[pivots[anchor] + 1:])
+    rest = anchor[pivots[anchor] + 1:]  # the same for all of them
+    ahead = rest[:1]  # first, as in ``_after_pivot``
+    which = "|".join(f"(?<={re.escape(anchor[:pivots[anchor] + 1] + ahead)})" for anchor in anchors)
+    told = f"(?<=((?s:.)){'(?s:.)' * (back + len(ahead))})"
+    return re.escape(ahead) + f"(?:{which})" + told + re.escape(rest[1:])
 
 
 def _found(tail: str, groups: list[str], group: str | None, told: str) -> Found:
@@ -154,13 +179,15 @@ def _found(tail: str, groups: list[str], group: str | None, told: str) -> Found:
     return (tail, *(told if name == group else "" for name in groups))
 
 
-def _pivots(anchors: set[str], min_rank: int) -> dict[str, int]:
+def _pivots(anchors: set[str], min_rank: int, pivot: str | None = None) -> dict[str, int]:
     """Each pinnable anchor's pivot: its rarest character, or another rare enough one when
     that keeps its pivot-to-end part apart from every other anchor's (anchors with the same
-    part are told apart by an ``in`` each, a whole read of a text that lacks them)."""
+    part are told apart by an ``in`` each, a whole read of a text that lacks them). With
+    ``pivot``, one of the anchor's ``pivot`` characters."""
     choices = {}
     for anchor in anchors:
-        rare = [i for i in range(len(anchor)) if frequency_rank(anchor[i]) >= min_rank]
+        rare = [i for i in range(len(anchor))
+                if (anchor[i] == pivot if pivot is not None else frequency_rank(anchor[i]) >= min_rank)]
         if rare:
             choices[anchor] = sorted(rare, key=lambda i: (-frequency_rank(anchor[i]), i))
     pivots = {anchor: indexes[0] for anchor, indexes in choices.items() if len(indexes) == 1}
@@ -174,8 +201,13 @@ def _pivots(anchors: set[str], min_rank: int) -> dict[str, int]:
 
 
 def _after_pivot(anchor: str, index: int) -> str:
-    behind = f"(?<={re.escape(anchor[:index + 1])})" if index else ""
-    return behind + re.escape(anchor[index + 1:])
+    """The alternative of ``anchor`` after its pivot: the character after the pivot first,
+    when there is one, then the lookbehind for the part before it. ``re`` skips an
+    alternative that starts with a literal character other than the next one without
+    entering it (most stops at a pivot find no anchor); a lookbehind it must enter."""
+    ahead = 1 if index + 1 < len(anchor) else 0
+    behind = f"(?<={re.escape(anchor[:index + 1 + ahead])})" if index else ""
+    return re.escape(anchor[index + 1:index + 1 + ahead]) + behind + re.escape(anchor[index + 1 + ahead:])
 
 
 def _hidden_by(found: str, pivots: dict[str, int],

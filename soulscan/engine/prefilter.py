@@ -24,13 +24,13 @@ for more than its anchors (``soulscan.engine.segments``) is searched once.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import regex
 
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
-from soulscan.engine.anchorscan import Found, build_scan
+from soulscan.engine.anchorscan import build_scan, letter_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import Rule
@@ -133,12 +133,13 @@ class RuleSetGate:
         anchors = {anchor for entry in rules if entry.groups and entry.rule.anchors_folded
                    for group in entry.groups for anchor in group}
         self.scan = build_scan(anchors)
-        pinned = self.scan.pinned
-        self.rules = tuple(
-            replace(entry, groups=tuple(sorted(entry.groups, key=lambda g: len(set(g) - pinned))))
-            if entry.groups and entry.rule.anchors_folded else entry
-            for entry in rules
-        )
+        # the first-group members the scan leaves to ``in``, pinned by scans of their own
+        openers = {anchor for entry in _by_pinned(rules, self.scan.pinned)
+                   if entry.groups and entry.rule.anchors_folded
+                   for anchor in entry.groups[0]} - self.scan.pinned
+        self.scans = (self.scan, *letter_scans(openers))
+        pinned = frozenset().union(*(scan.pinned for scan in self.scans))
+        self.rules = _by_pinned(rules, pinned)
         # first-group member -> the rules (a bit each: rule i is bit i) it lets through;
         # rules it cannot speak for (no anchors, or anchors on the unfolded text) are
         # always looked at
@@ -154,13 +155,13 @@ class RuleSetGate:
         self._unpinned_openers = tuple(
             (anchor, opened_by[anchor]) for anchor in sorted(set(opened_by) - pinned))
         self._pinned_absent = dict.fromkeys(sorted(pinned), False)
-        # pivot-to-end part -> (rules it may open, {anchor proven present: True}, unsure anchors)
-        self._found: dict[Found, tuple[int, dict[str, bool], frozenset[str]]] = {}
-        for tail, (proven, unsure) in self.scan.outcomes.items():
-            opens = 0
-            for anchor in (*proven, *unsure):
-                opens |= opened_by.get(anchor, 0)
-            self._found[tail] = (opens, dict.fromkeys(proven, True), unsure)
+        # each scan's pattern, and what it finds -> (rules it may open, {anchor proven
+        # present: True}, unsure anchors)
+        self._found = tuple((scan.pattern, {
+            found: (_opened_by(proven, opened_by) | _opened_by(unsure, opened_by),
+                    dict.fromkeys(proven, True), unsure)
+            for found, (proven, unsure) in scan.outcomes.items()
+        }) for scan in self.scans if scan.pattern is not None)
         # Every string looked for in the folded text holds neither "?" nor the non-ASCII
         # marker: a non-ASCII character may be folded to "?" (``PreparedText``).
         looked_for = anchors | {start for entry in self.rules if entry.rule.anchors_folded
@@ -179,20 +180,16 @@ class RuleSetGate:
         folded = prepared.folded
         opened = self._always
         known = dict(self._pinned_absent)
-        pattern = self.scan.pattern
-        if pattern is not None:
-            tails = set(pattern.findall(folded))
-            if tails:
-                found = self._found
-                unsure: set[str] = set()
-                for tail in tails:
-                    opens, proven, maybe = found[tail]
-                    opened |= opens
-                    known.update(proven)
-                    unsure |= maybe
-                for anchor in unsure:  # not proven by another part: left to ``in``
-                    if not known[anchor]:
-                        del known[anchor]
+        unsure: set[str] = set()
+        for pattern, found in self._found:
+            for tail in set(pattern.findall(folded)):
+                opens, proven, maybe = found[tail]
+                opened |= opens
+                known.update(proven)
+                unsure |= maybe
+        for anchor in unsure:  # not proven by another part: left to ``in``
+            if not known[anchor]:
+                del known[anchor]
         for anchor, opens in self._unpinned_openers:
             if opened & opens != opens:
                 known[anchor] = present = anchor in folded
@@ -225,6 +222,23 @@ class RuleSetGate:
             if entry.may_match(prepared) and entry.search(prepared):
                 found.append(entry.rule)
         return found
+
+
+def _by_pinned(rules: Sequence[GatedRule], pinned: frozenset[str]) -> tuple[GatedRule, ...]:
+    """The rules, each with its groups reordered (stably) by how many members a scan
+    that pins ``pinned`` leaves to ``in``."""
+    return tuple(
+        replace(entry, groups=tuple(sorted(entry.groups, key=lambda g: len(set(g) - pinned))))
+        if entry.groups and entry.rule.anchors_folded else entry
+        for entry in rules
+    )
+
+
+def _opened_by(anchors: Iterable[str], opened_by: dict[str, int]) -> int:
+    opens = 0
+    for anchor in anchors:
+        opens |= opened_by.get(anchor, 0)
+    return opens
 
 
 def start_places(haystack: str, starts: Sequence[str], limit: int, most: int) -> list[int] | None:
