@@ -91,14 +91,18 @@ def shared_finder(views: tuple[str, ...], kind: str) -> PivotFinder:
 
 
 def _spans(
-    rule: Rule, search: BranchSearch, prepared: PreparedText, words: WordsIndex | None = None
+    rule: Rule,
+    search: BranchSearch,
+    prepared: PreparedText,
+    words: WordsIndex | None = None,
+    present: set[str] | None = None,
 ) -> list[tuple[int, int]]:
     """Every match of the rule; `search` runs the rule's pattern or the branches the gate left;
-    `words`: the index of a words view's folded text."""
+    `words` and `present`: what the gate found in the view's folded text."""
     if not rule.trusted or rule.exact_source is not None:
         # a time limit, or a python-re rule whose exact form depends on the text
         return list(rule_finditer(rule, prepared))
-    return search.spans(prepared, words)
+    return search.spans(prepared, words, present)
 
 
 def _text_matches(
@@ -107,10 +111,11 @@ def _text_matches(
     prepared: PreparedText,
     search: BranchSearch,
     words: WordsIndex | None = None,
+    present: set[str] | None = None,
 ) -> list[HardenedMatch]:
     view = views.get(rule.view)
     found = []
-    for a, b in _spans(rule, search, prepared, words):
+    for a, b in _spans(rule, search, prepared, words, present):
         while a < b and view.text[a] == " " and rule.view == "words":
             a += 1
         while b > a and view.text[b - 1] == " " and rule.view == "words":
@@ -233,8 +238,10 @@ class _Analysis:
         """The anchors found in the view's folded text, looked up once for every view with
         the same folded text (most texts read the same raw, NFKC and skeleton)."""
         if view == "words":
-            gate = view_gate(view, self.kind)
-            return token_finder(gate.anchors).present(self._prepared(view).folded, self._words_index())
+            if view not in self._found:
+                finder = token_finder(view_gate(view, self.kind).anchors)
+                self._found[view] = finder.present(self._prepared(view).folded, self._words_index())
+            return self._found[view]
         if view not in SHARED_VIEWS:
             return None
         if view not in self._found:
@@ -262,7 +269,8 @@ class _Analysis:
             if search is None:
                 return []
             words = self._words_index() if rule.view == "words" else None
-            return _text_matches(rule, self.views, self._prepared(rule.view), search, words)
+            present = self._present(rule.view)
+            return _text_matches(rule, self.views, self._prepared(rule.view), search, words, present)
         if rule.view == "unicode":
             return [
                 HardenedMatch(rule, i.start, i.end, decoded=i.decoded, detail=i.detail)

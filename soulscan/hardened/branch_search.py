@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
 import regex
 
-from soulscan.engine.anchors import extract_regex_anchors, rarity
+from soulscan.engine.anchors import extract_regex_anchors, fold, rarity
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import start_places
 from soulscan.engine.segments import MIN_START_RARITY
@@ -64,24 +64,39 @@ class Starts:
 class BranchSearch:
     pattern: regex.Pattern[str]
     starts: tuple[Starts, ...] | None  # every match is placed by one; None: search the whole text
+    # string of `starts` -> anchors it holds once folded: a text without one of them has no
+    # such string (folding keeps each character's place and turns it into the same ASCII)
+    needs: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
-    def spans(self, prepared: PreparedText, words: WordsIndex | None = None) -> list[tuple[int, int]]:
-        """Every match, as ``finditer`` gives them; `words`: the index of the prepared words
-        view's folded text, to skip the strings it lacks."""
+    def spans(
+        self,
+        prepared: PreparedText,
+        words: WordsIndex | None = None,
+        present: set[str] | None = None,
+    ) -> list[tuple[int, int]]:
+        """Every match, as ``finditer`` gives them. `words`: the index of the prepared words
+        view's folded text; `present`: which of the anchors `needs` names occur in it (all
+        of them looked up): the strings they rule out are not searched for."""
         text = prepared.text
-        places = self._places(prepared, words) if self.starts is not None else None
+        places = self._places(prepared, words, present) if self.starts is not None else None
         if places is not None:
             return _matches_at(self.pattern, text, places)
         return [match.span() for match in self.pattern.finditer(text)]
 
-    def _places(self, prepared: PreparedText, words: WordsIndex | None) -> list[int] | None:
+    def _places(
+        self, prepared: PreparedText, words: WordsIndex | None, present: set[str] | None
+    ) -> list[int] | None:
         """Every place where a match can start, or None when there are too many to try."""
         text = prepared.text
         haystack = prepared.folded if self.pattern.flags & regex.IGNORECASE else text
         most = len(text) // CHARS_PER_START + 4
         places: set[int] = set()
+        needs = self.needs
         for starts in self.starts or ():
-            found = start_places(haystack, starts.held_by(words), len(text), most)
+            strings = starts.held_by(words)
+            if present is not None and needs:
+                strings = [s for s in strings if s not in needs or needs[s] <= present]
+            found = start_places(haystack, strings, len(text), most)
             if found is None:
                 return None
             if starts.hi:
@@ -148,6 +163,18 @@ def _minimal(found: set[str]) -> tuple[str, ...] | None:
         return None
     # a string that extends another adds no place of its own
     return tuple(sorted(s for s in found if not any(s != t and s.startswith(t) for t in found)))
+
+
+def anchors_held(starts: tuple[Starts, ...] | None, anchors: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Each string of `starts` -> the `anchors` (folded text) it holds, when it holds any."""
+    anchors = tuple(anchors)
+    held = {}
+    for string in {string for group in starts or () for string in group.strings}:
+        folded = fold(string)
+        inside = frozenset(anchor for anchor in anchors if anchor in folded)
+        if inside:
+            held[string] = inside
+    return held
 
 
 def starts_union(starts: Sequence[Starts | None]) -> tuple[Starts, ...] | None:

@@ -24,7 +24,12 @@ from soulscan.engine.anchors import NON_ASCII, Anchors, extract_regex_anchors
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
 from soulscan.hardened.anchor_finder import AnchorFinder, pivot_finder, token_finder
-from soulscan.hardened.branch_search import BranchSearch, leading_strings, starts_union
+from soulscan.hardened.branch_search import (
+    BranchSearch,
+    anchors_held,
+    leading_strings,
+    starts_union,
+)
 
 
 def split_alternatives(source: str, flags: int) -> list[str] | None:
@@ -237,11 +242,12 @@ class ViewGate:
             gated = self.rules[rule_index][0]
             rule = gated.rule
             starts = starts_union([leading_strings(gated.branches[i], rule.regex_flags) for i in branches])
+            needs = anchors_held(starts, self.anchors)
             if len(branches) == len(gated.branches):
-                search = BranchSearch(rule.compiled, starts)
+                search = BranchSearch(rule.compiled, starts, needs)
             else:
                 source = "|".join(gated.branches[index] for index in branches)
-                search = BranchSearch(_compiled(source, rule.regex_flags), starts)
+                search = BranchSearch(_compiled(source, rule.regex_flags), starts, needs)
             self._searches[key] = search
         return self._searches[key]
 
