@@ -25,7 +25,7 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 FRAGMENTS = [
     "ignore", "Ignore", "IGNORE", "previous", "instructions", "you are now", "from now on",
     "do now not", " now ", "really", "very", "kindly", "um", "anyways", "1gn0r3", "pr3v10us",
-    "v2", "x86", "sha256",
+    "v2", "x86", "sha256", "4th", "0x1f", "h3ll0", "a1b2c3d4e5f6g7h8i9j0k1l2m3", "1" * 30 + "a",
     " ", "  ", "\t", "\n", "\r\n", "\r", "-\n", "- \n  ", ".", ",", "!", "_", "...", "--",
     "*", "**", "`", "~", "'", "\u2019", "\u02bc", "#", "> ", "- ",
     "<b>", "</b>", "<br>", "<p >", "<div class=x>", "<<b></b>/b>", "<!---->", "<!-- -->",

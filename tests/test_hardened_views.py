@@ -137,3 +137,13 @@ def test_filler_words_dropped_as_a_pattern_over_the_words_would() -> None:
                 expected.offsets.start(i),
                 expected.offsets.end(i),
             )
+
+
+def test_ascii_invisible_holds_every_ascii_character_of_invisible() -> None:
+    """The skeleton removes invisible characters with `_ASCII_INVISIBLE` when the text's
+    non-ASCII characters hold none: the two must agree on every ASCII character."""
+    from soulscan.hardened.views import _ASCII_INVISIBLE, _INVISIBLE
+
+    for code in range(128):
+        char = chr(code)
+        assert bool(_ASCII_INVISIBLE.match(char)) == bool(_INVISIBLE.match(char)), hex(code)

@@ -14,6 +14,8 @@ view costs its `sub` pass alone.
 
 from __future__ import annotations
 
+import itertools
+import operator
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -75,6 +77,15 @@ class Edits:
             edits.sizes.append(size)
             shift += size - (old_end - old_start)
         return edits
+
+    @classmethod
+    def uniform(cls, old_starts: list[int], old_ends: list[int], size: int) -> Edits:
+        """Every replacement `size` characters long: the new starts are running sums, worked
+        out by C loops (a words view can hold a replacement every few characters)."""
+        shortened = itertools.accumulate(map(operator.sub, old_starts, old_ends), initial=0)
+        added = itertools.count(0, size)
+        new_starts = list(map(operator.add, map(operator.add, old_starts, shortened), added))
+        return cls(old_starts, old_ends, new_starts, [size] * len(old_starts))
 
 
 class EditedMap:

@@ -20,6 +20,7 @@ View names (the `view` key of a hardened rule):
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 import unicodedata
 from collections.abc import Callable
@@ -63,6 +64,8 @@ def identity_view(text: str) -> View:
 Match = regex.Match[str] | re.Match[str]
 Replacement = Callable[[Match], str]
 Pattern = regex.Pattern[str] | re.Pattern[str]
+_SPAN = operator.methodcaller("span")
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def rewrite(view: View, name: str, pattern: Pattern, replace: Replacement | str) -> View:
@@ -100,8 +103,11 @@ def _fixed_edits(pattern: Pattern, text: str, size: int) -> Callable[[], Edits]:
     """The length changes of replacing every match of `pattern` in `text` by `size` characters."""
 
     def work_out() -> Edits:
-        spans = (match.span() for match in pattern.finditer(text))
-        return Edits.of((a, b, size) for a, b in spans if b - a != size)
+        spans = list(map(_SPAN, pattern.finditer(text)))
+        if size > 1:  # a same-length match keeps its characters' own spans
+            spans = [(a, b) for a, b in spans if b - a != size]
+        # (listing one of 0 or 1 characters as replaced maps it no differently)
+        return Edits.uniform(list(map(_FIRST, spans)), list(map(_SECOND, spans)), size)
 
     return work_out
 
@@ -131,13 +137,31 @@ _BLOCK_TAG = regex.compile(
     regex.IGNORECASE,
 )
 _INLINE_TAG = regex.compile(r"</?[a-z][a-z0-9-]{0,20}\b[^<>\n]{0,256}>", regex.IGNORECASE)
-_JOINERS = regex.compile(r"[*`~'\u2019\u02bc]+")
+_JOINER_CHARS = "*`~'\u2019\u02bc"
+_JOINERS = regex.compile(f"[{_JOINER_CHARS}]+")
 # Every run of separators becomes one space; a run that already is one space is skipped, so
 # ordinary prose costs no replacement per word.
 _SEPARATORS = regex.compile(r"[^\p{L}\p{N} ][^\p{L}\p{N}]*| [^\p{L}\p{N}]+")
 # The same two passes for an ASCII text, on `re` (letters and digits of ASCII are [A-Za-z0-9]).
-_ASCII_JOINERS = re.compile(r"[*`~']+")
+_ASCII_JOINERS = re.compile(f"[{_JOINER_CHARS[:4]}]+")
 _ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9 ][^A-Za-z0-9]*| [^A-Za-z0-9]+")
+# The non-ASCII characters on which the two forms differ: a text without any (emoji, dashes
+# and curly double quotes in English prose) takes the ASCII form too.
+_UNICODE_WORD_OR_JOINER = regex.compile(r"[\p{L}\p{N}\u2019\u02bc]")
+_ASCII_BYTES = bytes(range(128))
+_ALL_BUT_ASCII_INVISIBLE = bytes(b for b in range(256) if not _ASCII_INVISIBLE.match(chr(b)))
+
+
+def non_ascii_chars(text: str) -> str:
+    """The non-ASCII characters of `text` (UTF-8 writes each one in bytes >= 0x80 alone): a
+    pass whose pattern matches none of them is skipped, or run in its ASCII form."""
+    utf8 = text.encode("utf-8", "surrogatepass")
+    return utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+
+
+def _has_ascii_invisible(text: str) -> bool:
+    # deleting bytes is several times faster than `re` scanning for the few left
+    return bool(text.encode("utf-8", "surrogatepass").translate(None, _ALL_BUT_ASCII_INVISIBLE))
 
 
 def _decode_entity(match: Match) -> str:
@@ -199,11 +223,15 @@ def skeleton_view(raw: View) -> View:
     view = raw
     if "&" in view.text:
         view = rewrite(view, "skeleton", _ENTITY, _decode_entity)
-    invisible = _ASCII_INVISIBLE if view.text.isascii() else _INVISIBLE
-    view = rewrite(view, "skeleton", invisible, "")
-    if not view.text.isascii():
+    rare = non_ascii_chars(view.text)  # what a later pass finds is among these, or ASCII
+    if _INVISIBLE.search(rare):
+        view = rewrite(view, "skeleton", _INVISIBLE, "")
+    elif _has_ascii_invisible(view.text):
+        view = rewrite(view, "skeleton", _ASCII_INVISIBLE, "")
+    if _NFKC_MAY_CHANGE.search(rare):
         view = rewrite(view, "skeleton", _NFKC_MAY_CHANGE, _nfkc_char)
-    if not view.text.isascii():
+        rare = non_ascii_chars(view.text)
+    if _COMBINING_AFTER_NFKC.search(rare):
         view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
     view = _lower(view, "skeleton")
     if not view.text.isascii() and _CONFUSABLE.search(view.text):
@@ -216,9 +244,11 @@ _LEET_WORD = re.compile(
     r"(?<![a-z0-9])(?=[a-z0-9]*[a-z][a-z0-9]*[a-z])(?=[a-z0-9]*[013457][a-z0-9]*[a-z])[a-z0-9]{3,24}(?![a-z0-9])"
 )
 _LEET = str.maketrans("013457", "oieast")
-# What every leet word holds (after its leet digit, the next letter follows a digit): a
-# text without a digit right before a letter skips the slower word pattern.
+# What every leet word holds (after its leet digit, the next letter follows a digit): the
+# word pattern is only tried on the run of letters and digits around each of these.
 _LEET_HINT = re.compile(r"[0-9][a-z]")
+_LETTERS_AND_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
+_LEET_WORD_LENGTH = 24
 
 
 def _unleet(match: Match) -> str:
@@ -226,6 +256,29 @@ def _unleet(match: Match) -> str:
     word = match.group()
     digits = sum(ch.isdigit() for ch in word)
     return word.translate(_LEET) if digits * 2 <= len(word) else word
+
+
+def _read_leetspeak(view: View) -> View:
+    """`_LEET_WORD` words read by `_unleet`, as `rewrite` would, without running the pattern
+    over the whole text: a leet word is a whole run of [a-z0-9] (its look-behind and
+    look-ahead) holding a hint, so it is matched only from the start of a hint's run."""
+    text = view.text
+    pieces: list[str] = []
+    position = 0
+    for hint in _LEET_HINT.finditer(text):
+        if hint.start() < position:
+            continue  # in the word just read
+        # the run's start, if it is no longer than a leet word (else the match fails anyway)
+        window = max(0, hint.start() - _LEET_WORD_LENGTH)
+        start = window + len(text[window : hint.start()].rstrip(_LETTERS_AND_DIGITS))
+        word = _LEET_WORD.match(text, start)
+        if word is not None:
+            pieces += (text[position:start], _unleet(word))
+            position = word.end()
+    if not pieces:
+        return view
+    pieces.append(text[position:])
+    return View("words", "".join(pieces), view.offsets)  # a word is read letter for letter
 
 
 # An empty HTML comment renders as nothing, so it can split a word (`ig<!---->nore`).
@@ -258,8 +311,12 @@ def _markup(view: View) -> View:
     return rewrite(view, "words", _EMPTY_COMMENT, "")
 
 
+# What every broken word holds, on `re`, which finds the `-` of a text with no break quickly.
+_LINE_BREAK_HINT = re.compile(r"-[ \t]{0,4}\r?\n")
+
+
 def _line_break_hyphens(view: View) -> View:
-    if "-" not in view.text or "\n" not in view.text:
+    if "-" not in view.text or not _LINE_BREAK_HINT.search(view.text):
         return view
     return rewrite(view, "words", _LINE_BREAK_HYPHEN, "")
 
@@ -272,12 +329,11 @@ def _drop_fillers(view: View) -> View:
         return view
 
     def dropped() -> Edits:
-        replacements, position = [], 0
-        for token in tokens:
-            if token in FILLER_WORDS:
-                replacements.append((position, position + len(token) + 1, 0))
-            position += len(token) + 1
-        return Edits.of(replacements)
+        spaced = [len(token) + 1 for token in tokens]  # each token with the space after it
+        fillers = list(map(FILLER_WORDS.__contains__, tokens))
+        starts = list(itertools.compress(itertools.accumulate(spaced, initial=0), fillers))
+        ends = list(map(operator.add, starts, itertools.compress(spaced, fillers)))
+        return Edits.uniform(starts, ends, 0)
 
     kept = " ".join(itertools.filterfalse(FILLER_WORDS.__contains__, tokens))
     return View("words", kept, EditedMap(view.offsets, dropped))
@@ -293,14 +349,15 @@ def words_view(skeleton: View) -> View:
         # A second pass: removing `<b></b>` from `<<b></b>/b>` leaves a tag behind.
         view = _markup(view)
     view = _line_break_hyphens(view)
-    ascii_only = view.text.isascii()  # no pass below adds a non-ASCII character
-    view = rewrite(view, "words", _ASCII_JOINERS if ascii_only else _JOINERS, "")
+    # no pass below adds a non-ASCII character
+    plain = view.text.isascii() or not _UNICODE_WORD_OR_JOINER.search(non_ascii_chars(view.text))
+    if any(joiner in view.text for joiner in _JOINER_CHARS):
+        view = rewrite(view, "words", _ASCII_JOINERS if plain else _JOINERS, "")
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
     view = _markup(_line_break_hyphens(view))
-    view = rewrite(view, "words", _ASCII_SEPARATORS if ascii_only else _SEPARATORS, " ")
-    if _LEET_HINT.search(view.text):
-        view = rewrite(view, "words", _LEET_WORD, _unleet)
+    view = rewrite(view, "words", _ASCII_SEPARATORS if plain else _SEPARATORS, " ")
+    view = _read_leetspeak(view)
     if not view.text:
         return View("words", " ", ConstantMap(0, 0))
     lead, trail = not view.text.startswith(" "), not view.text.endswith(" ")
