@@ -321,21 +321,41 @@ def _line_break_hyphens(view: View) -> View:
     return rewrite(view, "words", _LINE_BREAK_HYPHEN, "")
 
 
+def _without_joiners(view: View) -> View:
+    """Joiners deleted by one `str.replace` each the text holds (several times faster than
+    `sub`); the runs of them are the replacements a span mapping lists."""
+    present = [joiner for joiner in _JOINER_CHARS if joiner in view.text]
+    if not present:
+        return view
+    text = view.text
+    for joiner in present:
+        text = text.replace(joiner, "")
+    runs = _JOINERS if not "".join(present).isascii() else _ASCII_JOINERS
+    return View("words", text, EditedMap(view.offsets, _fixed_edits(runs, view.text, 0)))
+
+
 def _drop_fillers(view: View) -> View:
     """Every filler word dropped with the space after it. The text is single-spaced words
     between spaces by now, so one split finds them (no pattern runs over the text)."""
     tokens = view.text.split(" ")
-    if FILLER_WORDS.isdisjoint(tokens):
+    fillers = FILLER_WORDS.intersection(tokens)
+    if not fillers:
         return view
 
     def dropped() -> Edits:
         spaced = [len(token) + 1 for token in tokens]  # each token with the space after it
-        fillers = list(map(FILLER_WORDS.__contains__, tokens))
-        starts = list(itertools.compress(itertools.accumulate(spaced, initial=0), fillers))
-        ends = list(map(operator.add, starts, itertools.compress(spaced, fillers)))
+        dropped = list(map(FILLER_WORDS.__contains__, tokens))
+        starts = list(itertools.compress(itertools.accumulate(spaced, initial=0), dropped))
+        ends = list(map(operator.add, starts, itertools.compress(spaced, dropped)))
         return Edits.uniform(starts, ends, 0)
 
-    kept = " ".join(itertools.filterfalse(FILLER_WORDS.__contains__, tokens))
+    # One `replace` a filler found (a C scan) instead of a join of every token; a repeated
+    # filler (`really really`) shares its spaces, so each replace drops every other one.
+    kept = view.text
+    for filler in fillers:
+        spaced = f" {filler} "
+        while spaced in kept:
+            kept = kept.replace(spaced, " ")
     return View("words", kept, EditedMap(view.offsets, dropped))
 
 
@@ -351,8 +371,7 @@ def words_view(skeleton: View) -> View:
     view = _line_break_hyphens(view)
     # no pass below adds a non-ASCII character
     plain = view.text.isascii() or not _UNICODE_WORD_OR_JOINER.search(non_ascii_chars(view.text))
-    if any(joiner in view.text for joiner in _JOINER_CHARS):
-        view = rewrite(view, "words", _ASCII_JOINERS if plain else _JOINERS, "")
+    view = _without_joiners(view)
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
     view = _markup(_line_break_hyphens(view))
