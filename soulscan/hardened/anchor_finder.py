@@ -22,7 +22,7 @@ from typing import Protocol
 import regex
 
 from soulscan.engine.anchors import NON_ASCII
-from soulscan.engine.anchorscan import build_scan
+from soulscan.engine.anchorscan import MIN_PIVOT_RANK, build_scan
 
 
 class AnchorFinder(Protocol):
@@ -45,13 +45,19 @@ def token_finder(anchors: frozenset[str]) -> TokenFinder:
 
 
 class PivotFinder:
-    def __init__(self, anchors: Iterable[str]) -> None:
-        self.scan = build_scan(anchors)
-        self.unpinned = tuple(sorted(set(anchors) - self.scan.pinned))
+    def __init__(self, anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> None:
+        anchors = set(anchors)
+        self.scan = build_scan(anchors, min_rank)
+        self.unpinned = tuple(sorted(anchors - self.scan.pinned))
+
+    def found_in(self, text: str) -> set[str]:
+        """Exactly the anchors that occur in `text`."""
+        found = self.scan.present(text)
+        found.update(anchor for anchor in self.unpinned if anchor in text)
+        return found
 
     def present(self, folded: str) -> set[str]:
-        found = self.scan.present(folded)
-        found.update(anchor for anchor in self.unpinned if anchor in folded)
+        found = self.found_in(folded)
         if folded.endswith(NON_ASCII):
             found.add(NON_ASCII)
         return found
@@ -62,7 +68,8 @@ class PivotFinder:
 # holding the anchor; the piece after its last space starts a token, the piece before its
 # first one ends a token.
 WHOLE, HEAD, TAIL = 0, 1, 2
-KEY_CHARS = 3  # a token's first or last characters kept as HEAD and TAIL keys
+KEY_CHARS = 4  # a token's first or last characters kept as HEAD and TAIL keys
+ONE_TOKEN_PIVOT_RANK = 10  # below `e t i a r o n s c d`
 # Splitting a text into tokens costs about as much as sixty substring searches.
 MIN_ANCHORS_FOR_TOKENS = 60
 TokenKey = tuple[int, str]
@@ -123,6 +130,9 @@ class TokenFinder:
         self.elsewhere = [a for a in self.keyed.unkeyed if not _WORD.fullmatch(a)]
         if not tokens_pay:
             self.elsewhere = list(anchors)
+        # The distinct words are short, but a hundred `in`s still read them a hundred times:
+        # one scan stopping at any but the commonest letters reads them once.
+        self.one_token_finder = PivotFinder(self.in_one_token, ONE_TOKEN_PIVOT_RANK)
 
     def present(self, folded: str, words: WordsIndex | None = None) -> set[str]:
         """`words`: the index of `folded`, when it is built anyway."""
@@ -133,7 +143,7 @@ class TokenFinder:
             return found
         if words is None:
             words = WordsIndex.of(folded)
-        found.update(anchor for anchor in self.in_one_token if anchor in words.distinct)
+        found |= self.one_token_finder.found_in(words.distinct)
         found.update(anchor for anchor in self.keyed.keyed_held_by(words) if anchor in folded)
         return found
 
