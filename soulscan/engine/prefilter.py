@@ -23,16 +23,15 @@ for more than its anchors (``soulscan.engine.segments``) is searched once.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-import regex
-
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
 from soulscan.engine.anchorscan import build_scan, letter_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
-from soulscan.engine.matcher import PreparedText, rule_finditer
+from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
 from soulscan.engine.segments import NecessaryRun, necessary_run
 
@@ -51,6 +50,14 @@ class GatedRule:
     linear: BoundedGap | None = None
     # A stretch of the pattern that every match holds, searched first (``segments``).
     necessary: NecessaryRun | None = None
+    flags: int = 0  # the ``re`` flags the pattern is written for
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The rule's own pattern compiled by ``re`` with its own flags: what the runtime
+        runs, so exact by definition (and two to three times quicker per call here than
+        the ``regex`` translation)."""
+        return _python_re(self.rule.pattern, self.flags)
 
     def may_match(self, prepared: PreparedText) -> bool:
         return self.groups is None or prepared.meets(self.groups, self.rule.anchors_folded)
@@ -61,7 +68,7 @@ class GatedRule:
             return self.linear.search(prepared.text)
         if self._ruled_out(prepared):
             return False
-        pattern = prepared.pattern_for(self.rule)
+        pattern = self.pattern
         places = self._start_places(prepared)
         if places is None:
             return pattern.search(prepared.text) is not None
@@ -69,7 +76,7 @@ class GatedRule:
         return any(match(text, place) is not None for place in places)
 
     def finditer(self, prepared: PreparedText) -> Iterator[tuple[int, int]]:
-        """Every non-overlapping match, as ``rule_finditer`` gives them: the leftmost
+        """Every non-overlapping match, as ``re.finditer`` gives them: the leftmost
         match at or after the end of the previous one starts at one of the places."""
         if self.linear is not None:
             return self.linear.finditer(prepared.text)
@@ -77,8 +84,8 @@ class GatedRule:
             return iter(())
         places = self._start_places(prepared)
         if places is None:
-            return rule_finditer(self.rule, prepared)
-        return _matches_at(prepared.pattern_for(self.rule), prepared.text, sorted(set(places)))
+            return (found.span() for found in self.pattern.finditer(prepared.text))
+        return _matches_at(self.pattern, prepared.text, sorted(set(places)))
 
     def _ruled_out(self, prepared: PreparedText) -> bool:
         """Does the stretch every match holds occur nowhere? (False when unsure: too many
@@ -109,7 +116,12 @@ def gated_python_re(rule: Rule) -> GatedRule:
     groups = None if rule.anchors is None else checking_order(rule.anchors)
     linear = bounded_gap(rule.pattern, flags)
     return GatedRule(rule, groups, leading_anchors(rule.pattern, flags), linear,
-                     None if linear is not None else necessary_run(rule.pattern, flags))
+                     None if linear is not None else necessary_run(rule.pattern, flags), flags)
+
+
+@functools.cache  # on first use: a start-up that searches no rule compiles none
+def _python_re(pattern: str, flags: int) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
 
 
 class RuleSetGate:
@@ -255,7 +267,7 @@ def start_places(haystack: str, starts: Sequence[str], limit: int, most: int) ->
     return places
 
 
-def _matches_at(pattern: regex.Pattern[str], text: str,
+def _matches_at(pattern: re.Pattern[str], text: str,
                 places: list[int]) -> Iterator[tuple[int, int]]:
     end = 0
     for place in places:
