@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from soulscan.hardened.unicode import analyse_unicode
 
@@ -98,11 +100,45 @@ _PIECES = [
 def test_suspects_match_a_walk_over_every_cluster(seed: int) -> None:
     import random
 
-    from soulscan.hardened.unicode import _suspects
+    from soulscan.hardened import unicode
 
     rng = random.Random(seed)
     text = "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 60)))
-    assert _suspects(text) == _suspects_walking_every_cluster(text)
+    expected = _suspects_walking_every_cluster(text)
+    assert unicode._suspects(text) == expected
+    if not text.isascii():
+        pattern = unicode._suspect_pattern(text)
+        assert unicode._suspects_in_every_cluster(text, pattern) == expected
+
+
+_EMOJI_AND_SUSPECTS = _PIECES + [
+    "\u2764\ufe0f", "\U0001f44d\U0001f3fd", "\u200b", "\u202e", "\U000e0041", "\ufe0f\ufe0f",
+    "\u0430", "\u0301\u0316\u0334", "\U0001f9d1\u200d\U0001f4bb", "\u200d\U0001f4bb", "\n",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_EMOJI_AND_SUSPECTS), max_size=80))
+def test_both_suspect_paths_match_a_walk_over_every_cluster(pieces: list[str]) -> None:
+    """The walk from suspect to suspect and the pass over every cluster (chosen by how dense
+    the suspects are) both find what judging every character of every cluster finds."""
+    from soulscan.hardened import unicode
+
+    text = "".join(pieces)
+    expected = _suspects_walking_every_cluster(text)
+    assert unicode._suspects(text) == expected
+    if not text.isascii():
+        pattern = unicode._suspect_pattern(text)
+        assert unicode._suspects_in_every_cluster(text, pattern) == expected
+
+
+def test_dense_suspects_take_the_every_cluster_path() -> None:
+    from soulscan.hardened import unicode
+
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467 "
+    text = (family + "\u2764\ufe0f\u200b") * 500
+    assert unicode._suspects(text) == _suspects_walking_every_cluster(text)
+    assert len(unicode._suspects(text)) == 500
 
 
 def test_homoglyph_words_in_long_letter_runs() -> None:

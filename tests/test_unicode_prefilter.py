@@ -1,18 +1,59 @@
-"""The homoglyph scan's quick pre-check matches exactly the foreign look-alike letters."""
+"""The quick `re` scans of the Unicode analysis find exactly what the `regex` classes find."""
 
 from __future__ import annotations
 
 import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from soulscan.hardened import unicode
 
+_CODE_POINTS = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+
+
+def test_suspect_ranges_are_exactly_the_suspect_class() -> None:
+    regex_class = {cp for cp in _CODE_POINTS if unicode._SUSPECT.match(chr(cp))}
+    re_class = {cp for cp in _CODE_POINTS if unicode._SUSPECT_CHARS.match(chr(cp))}
+    bmp_class = {cp for cp in _CODE_POINTS if unicode._BMP_SUSPECT_CHARS.match(chr(cp))}
+    assert re_class == regex_class
+    assert bmp_class == {cp for cp in regex_class if cp < 0x10000}
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        pytest.param("caf\u00e9 \u200b", "_BMP_SUSPECT_CHARS", id="bmp"),
+        pytest.param("\U0001f600 \u200b", "_SUSPECT_CHARS", id="astral"),
+        pytest.param("\U000e0041", "_SUSPECT_CHARS", id="tag"),
+    ],
+)
+def test_suspect_pattern_covers_the_planes_of_the_text(text: str, pattern: str) -> None:
+    assert unicode._suspect_pattern(text) is getattr(unicode, pattern)
+
+
+_MARKS = "\u0301\u0316\u20e3\U0001d165\u0488"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="a \u00e9\u4e2d\U0001f600" + _MARKS, max_size=30))
+def test_three_marks_pre_check_equals_the_marks_search(text: str) -> None:
+    assert unicode._has_three_marks(text) is bool(unicode._THREE_MARKS.search(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="aG \u00e9" + _MARKS, max_size=40))
+def test_stacked_marks_are_removed_from_the_decoded_text(text: str) -> None:
+    for issue in unicode.analyse_unicode(text):
+        if issue.kind == unicode.STACKED_MARKS:
+            run = text[issue.start : issue.end]
+            assert issue.decoded == "".join(
+                ch for ch in run if not regex.match(r"[\p{Mn}\p{Me}]", ch)
+            )
+
 
 def test_pre_check_class_is_exactly_the_foreign_lookalikes() -> None:
-    matched = {
-        cp
-        for cp in range(0x110000)
-        if not 0xD800 <= cp < 0xE000 and unicode._ANY_FOREIGN_LOOKALIKE.match(chr(cp))
-    }
+    matched = {cp for cp in _CODE_POINTS if unicode._ANY_FOREIGN_LOOKALIKE.match(chr(cp))}
     assert matched == set(unicode._FOREIGN_LOOKALIKE)
 
 

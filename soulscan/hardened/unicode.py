@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate, compress
+from operator import itemgetter
 
 import regex
 
@@ -51,6 +53,25 @@ _SUSPECT = regex.compile(
 )
 # The ASCII members of `_SUSPECT` (no Default_Ignorable or Cf character is ASCII), for `re`.
 _ASCII_SUSPECT = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+# `_SUSPECT` as code point ranges for `re`, which scans for them several times faster than
+# `regex` scans for the properties (tests/test_unicode_prefilter.py: the same characters).
+_SUSPECT_RANGES = (
+    (0x0000, 0x0008), (0x000B, 0x000B), (0x000E, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD),
+    (0x034F, 0x034F), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)  # fmt: skip
+_SUSPECT_CHARS = re.compile(
+    "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _SUSPECT_RANGES) + "]"
+)
+_BMP_SUSPECT_CHARS = re.compile(
+    "["
+    + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _SUSPECT_RANGES if last < 0x10000)
+    + "]"
+)
 _EMOJI = regex.compile(
     r"[\p{Extended_Pictographic}\p{Emoji}\p{Emoji_Modifier}\p{Regional_Indicator}]"
 )
@@ -72,15 +93,20 @@ _TAG = regex.compile(r"[\U000E0000-\U000E007F]")
 _WORD = regex.compile(r"[\p{L}\p{M}]{2,64}")
 _LATIN = regex.compile(r"\p{Latin}")
 _FOREIGN_LOOKALIKE = frozenset(cp for cp in TO_ASCII if not regex.match(r"\p{Latin}", chr(cp)))
-# One C-speed scan tells whether a text holds any foreign look-alike at all.
-_ANY_FOREIGN_LOOKALIKE = regex.compile(
-    "[" + "".join(regex.escape(chr(cp)) for cp in sorted(_FOREIGN_LOOKALIKE)) + "]"
+# One C-speed scan tells whether a text holds any foreign look-alike at all (`re` scans a
+# set of characters several times faster than `regex`).
+_ANY_FOREIGN_LOOKALIKE = re.compile(
+    "[" + "".join(re.escape(chr(cp)) for cp in sorted(_FOREIGN_LOOKALIKE)) + "]"
 )
 _NOT_LETTER_OR_MARK = regex.compile(r"[^\p{L}\p{M}]")
 _NOT_LETTER_OR_MARK_BACKWARDS = regex.compile(r"(?r)[^\p{L}\p{M}]")
 _STACKED = regex.compile(r"(?:[\x21-\x7e\p{Latin}][\p{Mn}\p{Me}]{3,32}[ ]?){2,65536}")
 # What every stacked run holds: a cheap scan spares the stacked pattern on ordinary text.
+_MARK = regex.compile(r"[\p{Mn}\p{Me}]")
 _THREE_MARKS = regex.compile(r"[\p{Mn}\p{Me}]{3}")
+# ... and three marks in a row are three non-ASCII characters in a row, which `re` finds
+# faster still: `_THREE_MARKS` is searched from there on.
+_THREE_NON_ASCII = re.compile(r"[^\x00-\x7f][^\x00-\x7f][^\x00-\x7f]")
 _MOJIBAKE_NEIGHBOUR = regex.compile(
     r"[\u00a0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2026\u2030\u2039\u203a\u20ac\u2122]"
 )
@@ -152,7 +178,7 @@ def _legit_in_emoji(text: str, index: int, cluster: str) -> bool:
         return (
             bool(before)
             and not before.isascii()
-            and not _SUSPECT.match(before)
+            and not _SUSPECT_CHARS.match(before)
             and not _VARIATION.match(before)
             and not _VARIATION.match(after or "a")
         )
@@ -202,20 +228,58 @@ def _boundary_before(text: str, index: int, floor: int) -> int:
     return floor
 
 
+# A cluster with the character either side of it ("" at the ends of the text).
+ClusterKey = tuple[str, str, str]
+Judged = dict[ClusterKey, list[tuple[int, str]]]
+
+
+def _judge(key: ClusterKey, suspect: re.Pattern[str]) -> list[tuple[int, str]]:
+    """(offset, class) of the suspects of a cluster that are not legit.
+
+    Whether a suspect is legit depends only on its cluster, the characters either side
+    and whether the cluster opens the text (`_legit_in_emoji` reads no further), so a
+    cluster is judged in the text made of those alone, and once for all its repeats."""
+    before, cluster, _ = key
+    around = "".join(key)
+    return [
+        (offset, _classify(char))
+        for offset, char in enumerate(cluster)
+        if suspect.match(char) and not _legit_in_emoji(around, len(before) + offset, cluster)
+    ]
+
+
+# A text with more than one suspect every this many characters (in its first
+# `_DENSITY_SAMPLE` characters from the first suspect) is judged cluster by cluster.
+_DENSE = 16
+_DENSITY_SAMPLE = 4096
+_ASTRAL = re.compile(r"[\U00010000-\U0010ffff]")
+
+
+def _suspect_pattern(text: str) -> re.Pattern[str]:
+    """`_SUSPECT_CHARS`, or its part below U+10000 for a text with no character above (a
+    class of the Basic Multilingual Plane alone is one table lookup a character in `re`)."""
+    return _SUSPECT_CHARS if _ASTRAL.search(text) else _BMP_SUSPECT_CHARS
+
+
 def _suspects(text: str) -> list[tuple[int, str]]:
     """(index, class) for each character that renders as nothing and is not a legit emoji part."""
-    found: list[tuple[int, str]] = []
     if text.isascii():
         # Every ASCII cluster is one character (or CR LF, never suspect), and no ASCII
         # character is part of an emoji: each suspect stands alone.
         return [(m.start(), _classify(m.group())) for m in _ASCII_SUSPECT.finditer(text)]
+    pattern = _suspect_pattern(text)
+    suspect = pattern.search(text)
+    if suspect is None:
+        return []
+    sample = pattern.findall(text, suspect.start(), suspect.start() + _DENSITY_SAMPLE)
+    if len(sample) * _DENSE > min(_DENSITY_SAMPLE, len(text) - suspect.start()):
+        return _suspects_in_every_cluster(text, pattern)
     # Only the clusters holding a suspect are looked at, found from the suspects (the walk
-    # just advances past the others). Whether a suspect is legit depends on its cluster and
-    # the characters either side of it, so repeated clusters (emoji) are judged once.
-    judged: dict[tuple[str, str, str, bool], list[tuple[int, str]]] = {}
+    # just advances past the others).
+    found: list[tuple[int, str]] = []
+    judged: Judged = {}
     clusters = _GRAPHEME.finditer(text)
     cluster: regex.Match[str] | None = None
-    suspect = _SUSPECT.search(text)
     while suspect is not None:
         index = suspect.start()
         walked_to = cluster.end() if cluster is not None else 0
@@ -227,15 +291,40 @@ def _suspects(text: str) -> list[tuple[int, str]]:
         while cluster is None or cluster.end() <= index:
             cluster = next(clusters)
         start, end = cluster.span()
-        key = (text[start - 1 : start], cluster.group(), text[end : end + 1], start == 0)
+        key = (text[start - 1 : start], cluster.group(), text[end : end + 1])
         if key not in judged:
-            judged[key] = [
-                (offset, _classify(char))
-                for offset, char in enumerate(key[1])
-                if _SUSPECT.match(char) and not _legit_in_emoji(text, start + offset, key[1])
-            ]
+            judged[key] = _judge(key, pattern)
         found.extend((start + offset, kind) for offset, kind in judged[key])
-        suspect = _SUSPECT.search(text, end)  # the next suspect past this cluster
+        suspect = pattern.search(text, end)  # the next suspect past this cluster
+    return found
+
+
+_FIRST, _LAST = itemgetter(0), itemgetter(-1)
+
+
+def _suspects_in_every_cluster(text: str, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
+    """`_suspects` for a text dense with suspects (emoji): one `findall` splits it into
+    clusters, and C-level passes (zip, compress, set) pick the few clusters to judge and
+    then report, where a walk from suspect to suspect takes Python steps per cluster."""
+    clusters = _GRAPHEME.findall(text)
+    suspicious = {cluster for cluster in set(clusters) if pattern.search(cluster)}
+    if not suspicious:
+        return []
+    befores = [""]  # befores[i]: the character before cluster i
+    befores += map(_LAST, clusters)
+    afters = list(map(_FIRST, clusters[1:]))  # afters[i]: the character after cluster i
+    afters.append("")
+    flags = list(map(suspicious.__contains__, clusters))
+    keys = set(compress(zip(befores, clusters, afters), flags))
+    judged = {key: kinds for key in keys if (kinds := _judge(key, pattern))}
+    if not judged:
+        return []
+    found: list[tuple[int, str]] = []
+    starts = list(accumulate(map(len, clusters), initial=0))
+    reported = map(judged.__contains__, zip(befores, clusters, afters))
+    for index in compress(range(len(clusters)), reported):
+        kinds = judged[befores[index], clusters[index], afters[index]]
+        found.extend((starts[index] + offset, kind) for offset, kind in kinds)
     return found
 
 
@@ -300,6 +389,11 @@ def _homoglyph_words(text: str) -> list[UnicodeIssue]:
     return issues
 
 
+def _has_three_marks(text: str) -> bool:
+    three = _THREE_NON_ASCII.search(text)
+    return three is not None and _THREE_MARKS.search(text, three.start()) is not None
+
+
 def analyse_unicode(text: str) -> list[UnicodeIssue]:
     """One issue per run of adjacent suspect characters of the same class, in text order."""
     issues: list[UnicodeIssue] = []
@@ -314,8 +408,8 @@ def analyse_unicode(text: str) -> list[UnicodeIssue]:
             index += 1
         issues.append(_issue_for_run(text, kind, start, end))
     issues.extend(_homoglyph_words(text))
-    for match in _STACKED.finditer(text) if _THREE_MARKS.search(text) else ():
-        plain = "".join(ch for ch in match.group() if not regex.match(r"[\p{Mn}\p{Me}]", ch))
+    for match in _STACKED.finditer(text) if _has_three_marks(text) else ():
+        plain = _MARK.sub("", match.group())
         issues.append(
             UnicodeIssue(
                 STACKED_MARKS, match.start(), match.end(), plain, "stacked combining marks"
