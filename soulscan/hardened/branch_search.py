@@ -68,6 +68,10 @@ class BranchSearch:
     # such string (folding keeps each character's place and turns it into the same ASCII)
     needs: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
+    @functools.cached_property
+    def _ignorecase(self) -> bool:
+        return bool(self.pattern.flags & regex.IGNORECASE)  # an enum operation: kept
+
     def spans(
         self,
         prepared: PreparedText,
@@ -88,7 +92,7 @@ class BranchSearch:
     ) -> list[int] | None:
         """Every place where a match can start, or None when there are too many to try."""
         text = prepared.text
-        haystack = prepared.folded if self.pattern.flags & regex.IGNORECASE else text
+        haystack = prepared.folded if self._ignorecase else text
         most = len(text) // CHARS_PER_START + 4
         places: set[int] = set()
         needs = self.needs
@@ -161,8 +165,24 @@ def leading_strings(source: str, flags: int) -> Starts | None:
 def _minimal(found: set[str]) -> tuple[str, ...] | None:
     if not found or "" in found:
         return None
+    # Strings that share their first MERGED_CHARS characters (`' ignore '`, `' ignorar '`)
+    # are searched for as that shared part: each string is one read of the text.
+    by_head: dict[str, list[str]] = {}
+    for string in found:
+        by_head.setdefault(_head(string), []).append(string)
+    found = {head if len(group) > 1 else group[0] for head, group in by_head.items()}
     # a string that extends another adds no place of its own
     return tuple(sorted(s for s in found if not any(s != t and s.startswith(t) for t in found)))
+
+
+# Characters (leading spaces aside) that strings share to be searched for as one: long
+# enough to be rare, and to keep a head key of the words index.
+MERGED_CHARS = 5
+
+
+def _head(string: str) -> str:
+    spaces = len(string) - len(string.lstrip(" "))
+    return string[: spaces + MERGED_CHARS]
 
 
 def anchors_held(starts: tuple[Starts, ...] | None, anchors: Iterable[str]) -> dict[str, frozenset[str]]:
