@@ -139,6 +139,10 @@ def _context_document(
         return skip_document(path, kind, text, "empty after whitespace strip: nothing loaded")
     section = judged.section
     max_chars = context_file_max_chars(hermes_home=hermes_home, context_length=context_length)
+    if len(section) <= max_chars:  # the common case: it fits, the section is the output
+        region = judged.whole_region()
+        summary = context_summary(text, judged, region, None, max_chars, len(section))
+        return RuntimeDocument(path, kind, label, text, summary, (region,), section)
     cut = plan_cut(len(section), max_chars)
     output, _ = truncate_content(
         section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars,

@@ -10,7 +10,7 @@ into the decoded file text; the document view maps findings back with them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from soulscan.hermes.frontmatter import BOM, frontmatter_body_start
 from soulscan.hermes.scanner import MAX_SCAN_CHARS, blocked_placeholder, scan_for_threats
@@ -18,9 +18,11 @@ from soulscan.hermes.spans import Region, visible_spans
 from soulscan.models import EFFECT_BLOCKS_FILE, EFFECT_NONE, Span
 
 
-@dataclass(frozen=True)
-class ContextText:
-    """Where the parts of one context file sit inside its decoded text."""
+class ContextText(NamedTuple):
+    """Where the parts of one context file sit inside its decoded text.
+
+    (This and ``JudgedSection`` are named tuples: one of each is built for every scanned
+    file, and a tuple is built several times quicker than a frozen dataclass.)"""
 
     start: int  # offset of ``content`` (what the scan wrapper receives)
     content: str
@@ -30,16 +32,18 @@ class ContextText:
 
 def prepare_context_text(text: str, *, strip_frontmatter: bool) -> ContextText | None:
     """The text a loader hands to the scan wrapper, or None when it is skipped as empty."""
-    stripped = text.strip()
-    if not stripped:
+    # ``strip()`` from each end separately, copying the text only where an end has
+    # whitespace (most files end with a newline, few start with one).
+    start = len(text) - len(text.lstrip()) if text[:1].isspace() else 0
+    end = len(text.rstrip()) if text[-1:].isspace() else len(text)
+    if start >= end:
         return None
-    start = len(text) - len(text.lstrip())
     if strip_frontmatter:
-        start += frontmatter_body_start(stripped)
-    end = len(text.rstrip())
+        start += frontmatter_body_start(text[start:end])
     content = text[start:end]
-    bom = 1 if content.startswith(BOM) else 0
-    return ContextText(start, content, start + bom, content[bom:])
+    if content[:1] == BOM:
+        return ContextText(start, content, start + 1, content[1:])
+    return ContextText(start, content, start, content)
 
 
 def section_header(name: str) -> str:
@@ -47,8 +51,7 @@ def section_header(name: str) -> str:
     return f"## {name}\n\n"
 
 
-@dataclass(frozen=True)
-class JudgedSection:
+class JudgedSection(NamedTuple):
     """A context file's section as the runtime builds it, before truncation."""
 
     prepared: ContextText
@@ -60,6 +63,23 @@ class JudgedSection:
     @property
     def section(self) -> str:
         return self.header + self.content + self.trailer
+
+    def whole_region(self) -> Region:
+        """The scanned unit of a section that reaches the model whole (no cut): what
+        ``region`` gives for the one kept range ``(0, len(section))``."""
+        prepared = self.prepared
+        start = prepared.scan_start
+        content = len(self.content)
+        visible = () if self.ids or not content else (Span(start, start + content),)
+        return Region(
+            text=prepared.scanned,
+            offset=start,
+            scope="context",
+            ids=self.ids,
+            effect=EFFECT_BLOCKS_FILE if self.ids else EFFECT_NONE,
+            scanned=Span(start, start + min(len(prepared.scanned), MAX_SCAN_CHARS)),
+            visible=visible,
+        )
 
     def region(self, kept: Iterable[tuple[int, int]], section_start: int = 0) -> Region:
         """The scanned unit, with what survives ``kept`` ranges of the enclosing text.
