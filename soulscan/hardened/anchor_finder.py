@@ -4,8 +4,8 @@ Each anchor costs one substring search, which ordinary prose pays hundreds of ti
 Two finders answer exactly for every anchor they are given, each suited to one kind of text:
 
 * ``PivotFinder``: one ``re`` pass that stops only at rare characters finds the anchors
-  holding one (``soulscan.engine.anchorscan``); the few made only of common characters
-  are each searched with ``in``;
+  holding one (``soulscan.engine.anchorscan``), and one pass a shared letter the anchors
+  made only of common characters; the few left are each searched with ``in``;
 * ``TokenFinder`` (the words view, a text of words separated by single spaces): an anchor
   of several words is searched for only when the text holds its words (set lookups after
   one split into tokens); an anchor inside one word is searched for in the text's distinct
@@ -22,7 +22,7 @@ from typing import Protocol
 import regex
 
 from soulscan.engine.anchors import NON_ASCII
-from soulscan.engine.anchorscan import MIN_PIVOT_RANK, build_scan
+from soulscan.engine.anchorscan import MIN_PIVOT_RANK, build_scan, letter_scans
 
 
 class AnchorFinder(Protocol):
@@ -47,12 +47,17 @@ def token_finder(anchors: frozenset[str]) -> TokenFinder:
 class PivotFinder:
     def __init__(self, anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> None:
         anchors = set(anchors)
-        self.scan = build_scan(anchors, min_rank)
-        self.unpinned = tuple(sorted(anchors - self.scan.pinned))
+        scan = build_scan(anchors, min_rank)
+        # anchors of common letters only: one scan a letter several of them share
+        self.scans = (scan, *letter_scans(anchors - scan.pinned))
+        pinned = frozenset().union(*(scan.pinned for scan in self.scans))
+        self.unpinned = tuple(sorted(anchors - pinned))
 
     def found_in(self, text: str) -> set[str]:
         """Exactly the anchors that occur in `text`."""
-        found = self.scan.present(text)
+        found = self.scans[0].present(text)
+        for scan in self.scans[1:]:
+            found |= scan.present(text)
         found.update(anchor for anchor in self.unpinned if anchor in text)
         return found
 
