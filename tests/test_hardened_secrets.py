@@ -5,11 +5,17 @@ from __future__ import annotations
 import re._parser as re_parser  # type: ignore[import-not-found]  # no stubs: CPython internals
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from soulscan.hardened.secrets import (
+    _ANY_FORMAT,
     _ASSIGNED,
+    _PLACEHOLDER,
     SECRET_FORMATS,
     SHORTEST_REDACTED,
+    SecretHit,
+    _mask,
     find_secrets,
     redact,
 )
@@ -72,3 +78,52 @@ def test_shortest_secret_is_redacted() -> None:
     shortest = "xoxb-1-abcdef"
     assert len(shortest) == SHORTEST_REDACTED
     assert redact(shortest) == "xoxb-[REDACTED]"
+
+
+@pytest.mark.parametrize("fmt", [pytest.param(fmt, id=fmt.name) for fmt in SECRET_FORMATS])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_match_holds_a_piece_of_the_quick_check(fmt: object, data: st.DataObject) -> None:
+    """`_ANY_FORMAT` rules a text out only when no format can match in it."""
+    from soulscan.hardened.secrets import SecretFormat
+
+    assert isinstance(fmt, SecretFormat)
+    match = data.draw(st.from_regex(fmt.pattern.pattern, fullmatch=True))
+    if fmt.pattern.search(match):
+        assert _ANY_FORMAT.search(match)
+
+
+def _plain_find_secrets(text: str) -> list[SecretHit]:
+    hits: list[SecretHit] = []
+    for fmt in SECRET_FORMATS:
+        for match in fmt.pattern.finditer(text):
+            if fmt.name != "private-key" and _PLACEHOLDER.search(match.group()):
+                continue
+            if any(h.start < match.end() and match.start() < h.end for h in hits):
+                continue
+            hits.append(SecretHit(fmt.name, match.start(), match.end()))
+    return sorted(hits, key=lambda hit: hit.start)
+
+
+def _plain_redact(text: str) -> str:
+    if len(text) < SHORTEST_REDACTED:
+        return text
+    for fmt in SECRET_FORMATS:
+        text = fmt.pattern.sub(lambda m, f=fmt: _mask(f, m.group()), text)  # type: ignore[misc]
+    return _ASSIGNED.sub(lambda m: m.group(1) + "[REDACTED]", text)
+
+
+_NEAR_MISSES = [
+    "AKIA", "ASIA", "sk-", "sk-ant-", "risk-based", "ghp_", "xoxb-", "-----BEGIN ", ":AA",
+    "https://hooks.slack.com/", "/api/webhooks/", "_live_", "hf_", "npm_", "T3BlbkFJ",
+    " ", "\n", "token = ", "example", "0123456789",
+]  # fmt: skip
+_SECRETS = [AWS, GITHUB, SLACK, OPENROUTER, KEY_BLOCK, "sk_live_" + "a1B2c3D4" * 4]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_NEAR_MISSES + _SECRETS), max_size=12))
+def test_quick_check_changes_no_result(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert find_secrets(text) == _plain_find_secrets(text)
+    assert redact(text) == _plain_redact(text)
