@@ -17,6 +17,7 @@ from support.views_reference import REFERENCE_VIEWS
 
 from soulscan.bench import corpus_texts
 from soulscan.hardened.analyze import hardened_rules
+from soulscan.hardened.view_offsets import EditedMap, Edits, IdentityMap
 from soulscan.hardened.views import VIEW_NAMES, Views
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
@@ -104,3 +105,30 @@ def test_corpus_items_map_like_the_reference() -> None:
     for text in texts:
         if len(text) <= 20_000:
             _assert_same_as_reference(text)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.sampled_from(FRAGMENTS), min_size=300, max_size=900).map("".join),
+    st.lists(st.integers(0, 10_000), min_size=1, max_size=30),
+)
+def test_long_views_map_in_any_order(text: str, positions: list[int]) -> None:
+    """Replacements are listed in chunks as far as the spans mapped so far need: a long text
+    (thousands of replacements a view) mapped at random places, in any order, still maps
+    every character like the reference."""
+    views = Views(text)
+    for name in VIEW_NAMES:
+        view, expected = views.get(name), REFERENCE_VIEWS[name](text)
+        for position in positions:
+            index = position % max(len(view.text), 1)
+            assert view.span(index, index + 3) == expected.span(index, index + 3), (name, index)
+        got = [(view.offsets.start(i), view.offsets.end(i)) for i in range(len(view.text))]
+        assert got == list(zip(expected.starts, expected.ends, strict=True)), name
+
+
+def test_a_chunk_is_taken_while_its_first_replacement_can_stand_at_the_index() -> None:
+    """Adjacent deletions share their new start: the one in the next chunk decides."""
+    first = Edits.uniform([5], [7], 0)
+    second = Edits.uniform([7], [9], 0, shift=-2)
+    offsets = EditedMap(IdentityMap(), iter([first, second]))
+    assert [offsets.start(i) for i in (4, 5, 6)] == [4, 9, 10]

@@ -8,8 +8,8 @@ of a replacement maps to the whole span the replacement took. A view character i
 to the original by one bisect per rewrite of the chain.
 
 Most views are matched without a span ever being mapped (no rule fires on them), so a rewrite
-with a fixed replacement lists its replacements only when a span is first mapped: building the
-view costs its `sub` pass alone.
+with a fixed replacement lists its replacements only when a span is mapped, and only as far
+into the text as that span: building the view costs its `sub` pass alone.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from __future__ import annotations
 import itertools
 import operator
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Protocol
 
 
@@ -79,29 +78,45 @@ class Edits:
         return edits
 
     @classmethod
-    def uniform(cls, old_starts: list[int], old_ends: list[int], size: int) -> Edits:
-        """Every replacement `size` characters long: the new starts are running sums, worked
-        out by C loops (a words view can hold a replacement every few characters)."""
-        shortened = itertools.accumulate(map(operator.sub, old_starts, old_ends), initial=0)
+    def uniform(
+        cls, old_starts: list[int], old_ends: list[int], size: int, shift: int = 0
+    ) -> Edits:
+        """Every replacement `size` characters long, the text `shift` characters longer before
+        the first: the new starts are running sums, worked out by C loops (a words view can
+        hold a replacement every few characters)."""
+        shortened = itertools.accumulate(map(operator.sub, old_starts, old_ends), initial=shift)
         added = itertools.count(0, size)
         new_starts = list(map(operator.add, map(operator.add, old_starts, shortened), added))
         return cls(old_starts, old_ends, new_starts, [size] * len(old_starts))
 
 
 class EditedMap:
-    """The map of a text rewritten from `parent`'s text by `edits` (worked out on first use)."""
+    """The map of a text rewritten from `parent`'s text by the replacements `chunks` lists, in
+    order: a chunk is only taken when a character at or past its replacements is mapped."""
 
-    def __init__(self, parent: OffsetMap, edits: Callable[[], Edits]) -> None:
+    def __init__(self, parent: OffsetMap, chunks: Iterable[Edits]) -> None:
         self.parent = parent
-        self._work_out = edits
+        self._chunks = iter(chunks)
+        self._taken_all = False
+        self.edits = Edits([], [], [], [])
 
-    @cached_property
-    def edits(self) -> Edits:
-        return self._work_out()
+    def _take_past(self, index: int) -> None:
+        """Take chunks until every replacement starting at or before `index` is known."""
+        edits = self.edits
+        while not self._taken_all and (not edits.new_starts or edits.new_starts[-1] <= index):
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                self._taken_all = True
+                break
+            edits.old_starts.extend(chunk.old_starts)
+            edits.old_ends.extend(chunk.old_ends)
+            edits.new_starts.extend(chunk.new_starts)
+            edits.sizes.extend(chunk.sizes)
 
     def _in_parent(self, index: int) -> tuple[int, int]:
         """(first, last) character of the rewritten text that view character `index` came
         from; last = first - 1 for an inserted character (it replaced nothing)."""
+        self._take_past(index)
         edits = self.edits
         k = bisect_right(edits.new_starts, index) - 1
         if k < 0:

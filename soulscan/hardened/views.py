@@ -23,7 +23,7 @@ import itertools
 import operator
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -95,21 +95,23 @@ def rewrite(view: View, name: str, pattern: Pattern, replace: Replacement | str)
     text = pattern.sub(record, view.text)
     if not resized:
         return View(name, text, view.offsets)
-    edits = Edits.of(resized)
-    return View(name, text, EditedMap(view.offsets, lambda: edits))
+    return View(name, text, EditedMap(view.offsets, [Edits.of(resized)]))
 
 
-def _fixed_edits(pattern: Pattern, text: str, size: int) -> Callable[[], Edits]:
-    """The length changes of replacing every match of `pattern` in `text` by `size` characters."""
-
-    def work_out() -> Edits:
-        spans = list(map(_SPAN, pattern.finditer(text)))
+def _fixed_edits(pattern: Pattern, text: str, size: int) -> Iterator[Edits]:
+    """The replacements of the matches of `pattern` in `text` by `size` characters, listed in
+    chunks of growing length as a span mapping needs them."""
+    matches = pattern.finditer(text)
+    shift, chunk = 0, 64
+    while spans := list(map(_SPAN, itertools.islice(matches, chunk))):
         if size > 1:  # a same-length match keeps its characters' own spans
             spans = [(a, b) for a, b in spans if b - a != size]
         # (listing one of 0 or 1 characters as replaced maps it no differently)
-        return Edits.uniform(list(map(_FIRST, spans)), list(map(_SECOND, spans)), size)
-
-    return work_out
+        edits = Edits.uniform(list(map(_FIRST, spans)), list(map(_SECOND, spans)), size, shift)
+        if spans:
+            shift = edits.new_starts[-1] + size - edits.old_ends[-1]
+        yield edits
+        chunk *= 2
 
 
 _ENTITY = regex.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
@@ -342,12 +344,12 @@ def _drop_fillers(view: View) -> View:
     if not fillers:
         return view
 
-    def dropped() -> Edits:
+    def dropped() -> Iterator[Edits]:
         spaced = [len(token) + 1 for token in tokens]  # each token with the space after it
         dropped = list(map(FILLER_WORDS.__contains__, tokens))
         starts = list(itertools.compress(itertools.accumulate(spaced, initial=0), dropped))
         ends = list(map(operator.add, starts, itertools.compress(spaced, dropped)))
-        return Edits.uniform(starts, ends, 0)
+        yield Edits.uniform(starts, ends, 0)
 
     # One `replace` a filler found (a C scan) instead of a join of every token; a repeated
     # filler (`really really`) shares its spaces, so each replace drops every other one.
@@ -356,7 +358,7 @@ def _drop_fillers(view: View) -> View:
         spaced = f" {filler} "
         while spaced in kept:
             kept = kept.replace(spaced, " ")
-    return View("words", kept, EditedMap(view.offsets, dropped))
+    return View("words", kept, EditedMap(view.offsets, dropped()))
 
 
 def words_view(skeleton: View) -> View:
