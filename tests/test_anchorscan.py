@@ -121,3 +121,24 @@ def test_letter_scans_pin_words_of_common_characters() -> None:
 def test_letter_scans_find_exactly_their_words(text: str) -> None:
     for scan in letter_scans(COMMON_WORDS):
         assert scan.present(text) == {word for word in scan.pinned if word in text}
+
+
+# "now" ends at its pivot, where "with" (tried first) can match: "nowith" holds both.
+PROBED = ["now", "with", "without", "wget", "codex", "execute", "kk", "kkk", "akk"]
+
+
+def test_an_anchor_ending_at_its_pivot_is_probed_there() -> None:
+    scan = build_scan(PROBED, 20)
+    assert scan.pattern is not None and "(?:(?<=(no)w))?" in scan.pattern.pattern
+    assert "now" not in scan.neighbours["with"] and "codex" not in scan.neighbours["execute"]
+    assert scan.present("nowith") == {"now", "with"}
+    assert scan.present("codexecute") == {"codex", "execute"}
+    assert scan.present("with") == {"with"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*PROBED, "no", "w", "k", "a", "x", "e", " "]),
+                max_size=30).map("".join))
+def test_probed_anchors_run_together(text: str) -> None:
+    for min_rank in (0, 20):
+        _exact(PROBED, min_rank, text)

@@ -104,28 +104,39 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
         if anchor not in by_pivot.get(anchor[index], ()):  # one told-apart part tried as one
             by_pivot.setdefault(anchor[index], []).extend(
                 by_tail[tail] if tail in told_apart else [anchor])
+    probes = {char: _probed(pinned, pivots, told_apart) for char, pinned in by_pivot.items()}
     branches = []
-    groups: list[str] = []  # the told-apart parts, in the order of their groups
+    groups: list[tuple[str, str]] = []  # ("probe", anchor) or ("told", part), in group order
     for char, pinned in sorted(by_pivot.items()):
         tails = []
+        for anchor in probes[char]:
+            tails.append(f"(?:(?<=({re.escape(anchor[:-1])}){re.escape(char)}))?")
+            groups.append(("probe", anchor))
+        alternatives = []
         for anchor in pinned:
             tail = anchor[pivots[anchor]:]
             if tail not in told_apart:
-                tails.append(_after_pivot(anchor, pivots[anchor]))
+                alternatives.append(_after_pivot(anchor, pivots[anchor]))
             elif anchor == by_tail[tail][0]:
-                tails.append(_told_apart(by_tail[tail], pivots, told_apart[tail]))
-                groups.append(tail)
-        branches.append(re.escape(char) + "(?:" + "|".join(tails) + ")")
-    neighbours = {anchor: _hidden_by(anchor, pivots, by_pivot) for anchor in pivots}
+                alternatives.append(_told_apart(by_tail[tail], pivots, told_apart[tail]))
+                groups.append(("told", tail))
+        branches.append(re.escape(char) + "".join(tails) + "(?:" + "|".join(alternatives) + ")")
+    probed = frozenset(anchor for found in probes.values() for anchor in found)
+    neighbours = {anchor: _hidden_by(anchor, pivots, by_pivot, probed) for anchor in pivots}
     outcomes: dict[Found, tuple[tuple[str, ...], frozenset[str]]] = {}
     for tail, found in by_tail.items():
-        if tail not in told_apart:
-            outcomes[_found(tail, groups, None, "")] = _outcome(tuple(found), neighbours)
-            continue
-        back = told_apart[tail]
-        for anchor in found:
-            told = anchor[pivots[anchor] - back]
-            outcomes[_found(tail, groups, tail, told)] = ((anchor,), neighbours[anchor])
+        # (an anchor ending so, what its group captured, the anchors it proves, unsure ones)
+        told: list[tuple[str, str, tuple[str, ...], frozenset[str]]]
+        if tail in told_apart:
+            back = told_apart[tail]
+            told = [(anchor, anchor[pivots[anchor] - back], (anchor,), neighbours[anchor])
+                    for anchor in found]
+        else:
+            told = [(found[0], "", *_outcome(tuple(found), neighbours))]
+        for anchor, char, proven, unsure in told:
+            for seen in _subsets(probes[anchor[pivots[anchor]]]):
+                key = _found(tail, groups, tail, char, seen)
+                outcomes[key] = (tuple(dict.fromkeys((*proven, *seen))) if seen else proven, unsure)
     return AnchorScan(
         pattern=re.compile("(" + "|".join(branches) + ")"),
         pinned=frozenset(pivots),
@@ -172,11 +183,43 @@ def _told_apart(anchors: list[str], pivots: dict[str, int], back: int) -> str:
     return re.escape(ahead) + f"(?:{which})" + told + re.escape(rest[1:])
 
 
-def _found(tail: str, groups: list[str], group: str | None, told: str) -> Found:
-    """What ``findall`` gives for ``tail``, found with ``told`` in the group of ``group``."""
+def _found(tail: str, groups: list[tuple[str, str]], part: str, told: str,
+           seen: tuple[str, ...]) -> Found:
+    """What ``findall`` gives for ``tail`` found with ``told`` in the group of ``part`` (if
+    it has one), and the probed anchors ``seen`` at the same place."""
     if not groups:
         return tail
-    return (tail, *(told if name == group else "" for name in groups))
+    return (tail, *(told if group == ("told", part) else
+                    name[:-1] if kind == "probe" and name in seen else ""
+                    for group in groups for kind, name in [group]))
+
+
+def _probed(pinned: list[str], pivots: dict[str, int], told_apart: dict[str, int]) -> list[str]:
+    """The anchors of one pivot character (in the order they are tried) that end at their
+    pivot and that an anchor tried before them could hide at that very place (``now``
+    behind ``with``: "nowith"). Each gets a probe: an optional lookbehind at the pivot,
+    tried before the alternatives, whose group captures the part before the pivot where
+    the anchor ends there, whichever alternative then matches."""
+    probed = []
+    for index, anchor in enumerate(pinned):
+        pivot = pivots[anchor]
+        if pivot == 0 or pivot != len(anchor) - 1 or anchor[pivot:] in told_apart:
+            continue
+        if any(_agree_at_pivot(other, anchor, pivots) for other in pinned[:index]):
+            probed.append(anchor)
+    return probed
+
+
+def _agree_at_pivot(found: str, other: str, pivots: dict[str, int]) -> bool:
+    """Can ``found`` and ``other`` both occur with their pivots at one place?"""
+    offset = pivots[found] - pivots[other]  # where ``other`` starts, in ``found``'s offsets
+    first, last = max(0, -offset), min(len(other), len(found) - offset)
+    return other[first:last] == found[offset + first:offset + last]
+
+
+def _subsets(anchors: list[str]) -> list[tuple[str, ...]]:
+    return [tuple(a for bit, a in enumerate(anchors) if mask >> bit & 1)
+            for mask in range(1 << len(anchors))]
 
 
 def _pivots(anchors: set[str], min_rank: int, pivot: str | None = None) -> dict[str, int]:
@@ -210,17 +253,19 @@ def _after_pivot(anchor: str, index: int) -> str:
     return re.escape(anchor[index + 1:index + 1 + ahead]) + behind + re.escape(anchor[index + 1 + ahead:])
 
 
-def _hidden_by(found: str, pivots: dict[str, int],
-               by_pivot: dict[str, list[str]]) -> frozenset[str]:
+def _hidden_by(found: str, pivots: dict[str, int], by_pivot: dict[str, list[str]],
+               probed: frozenset[str] = frozenset()) -> frozenset[str]:
     """Anchors whose pivot can fall inside a match of ``found`` (from its pivot to its end)
     where they would agree with it on every character they share. At ``found``'s own pivot
-    only the anchors tried after it: the ones before it failed there."""
+    only the anchors tried after it (the ones before it failed there), and no probed one
+    (its probe looked there)."""
     pivot = pivots[found]
     hidden = set()
     for at in range(pivot, len(found)):
         candidates = by_pivot.get(found[at], [])
         if at == pivot:
-            candidates = candidates[candidates.index(found) + 1:]
+            candidates = [other for other in candidates[candidates.index(found) + 1:]
+                          if other not in probed]
         for other in candidates:
             offset = at - pivots[other]  # where ``other`` starts, in ``found``'s offsets
             first, last = max(0, -offset), min(len(other), len(found) - offset)

@@ -191,7 +191,7 @@ class RuleSetGate:
         anchor looked at occurs is left in ``prepared`` for the rules' own checks."""
         folded = prepared.folded
         opened = self._always
-        known = dict(self._pinned_absent)
+        known = self._pinned_absent.copy()
         unsure: set[str] = set()
         for pattern, found in self._found:
             for tail in set(pattern.findall(folded)):
