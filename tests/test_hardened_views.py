@@ -88,19 +88,21 @@ def test_words_view_reads_leetspeak(text: str, words: str) -> None:
 
 
 def test_nfkc_passes_call_for_every_character_nfkc_changes() -> None:
-    """The nfkc and skeleton views only normalise characters `_NFKC_MAY_CHANGE` matches:
-    every other code point must be its own NFKC form (regex's and unicodedata's tables)."""
+    """The nfkc and skeleton views only normalise runs that start with a character
+    `_NFKC_MAY_CHANGE` matches: every other code point must be its own NFKC form (regex's and
+    unicodedata's tables), and none may vanish (only a longer form changes the offsets)."""
     import unicodedata
 
     from soulscan.hardened.views import _NFKC_MAY_CHANGE
 
-    changed_but_skipped = [
-        hex(code)
-        for code in range(0x110000)
-        if not _NFKC_MAY_CHANGE.match(chr(code))
-        and unicodedata.normalize("NFKC", chr(code)) != chr(code)
-    ]
-    assert changed_but_skipped == []
+    changed_but_skipped, vanishing = [], []
+    for code in range(0x110000):
+        normal = unicodedata.normalize("NFKC", chr(code))
+        if not _NFKC_MAY_CHANGE.match(chr(code)) and normal != chr(code):
+            changed_but_skipped.append(hex(code))
+        if not normal:
+            vanishing.append(hex(code))
+    assert (changed_but_skipped, vanishing) == ([], [])
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ View names (the `view` key of a hardened rule):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import re
@@ -128,6 +129,9 @@ _NON_ASCII = regex.compile(r"[^\x00-\x7f]")
 # quick check Yes) is its own NFKC form (tests/test_hardened_views.py checks every code point),
 # so an emoji or CJK text needs no call per character.
 _NFKC_MAY_CHANGE = regex.compile(r"[^\x00-\x7f\p{NFKC_Quick_Check=Yes}]")
+# From one of those to the end of its run of non-ASCII characters (any other one stays as it
+# is when normalised alone), so that runs of mixed combining marks are one call.
+_NFKC_MAY_CHANGE_RUN = regex.compile(_NFKC_MAY_CHANGE.pattern + r"[^\x00-\x7f]*")
 _COMBINING_AFTER_NFKC = regex.compile(r"[\p{Mn}\p{Me}]+")
 _NON_ASCII_WORD = regex.compile(r"[\p{L}\p{N}]*[^\x00-\x7f][\p{L}\p{N}]*")
 # A word is only folded when a look-alike of an ASCII letter is in it. On `re`: its table of
@@ -172,8 +176,29 @@ def _decode_entity(match: Match) -> str:
     return html.unescape(match.group())
 
 
-def _nfkc_char(match: Match) -> str:
-    return unicodedata.normalize("NFKC", match.group())
+# NFKC of one character alone; a text repeats the few it holds.
+_nfkc_alone = functools.lru_cache(maxsize=4096)(functools.partial(unicodedata.normalize, "NFKC"))
+
+
+def _nfkc_each(view: View, name: str) -> View:
+    """Every character NFKC-normalised alone, a run at a time: the view
+    `rewrite(view, name, _NFKC_MAY_CHANGE, <NFKC of the match>)` makes with a call a
+    character. Only a character that becomes several (never none) changes the offsets."""
+    resized: list[tuple[int, int, int]] = []
+
+    def normalise(run: Match) -> str:
+        chars = run.group()
+        normal = "".join(map(_nfkc_alone, chars))
+        if len(normal) != len(chars):
+            for index, char in enumerate(chars, run.start()):
+                if len(_nfkc_alone(char)) != 1:
+                    resized.append((index, index + 1, len(_nfkc_alone(char))))
+        return normal
+
+    text = _NFKC_MAY_CHANGE_RUN.sub(normalise, view.text)
+    return View(
+        name, text, EditedMap(view.offsets, [Edits.of(resized)]) if resized else view.offsets
+    )
 
 
 def _in_ascii_context(match: Match) -> bool:
@@ -214,9 +239,9 @@ def _lower(view: View, name: str) -> View:
 
 
 def nfkc_view(raw: View) -> View:
-    if raw.text.isascii():
+    if raw.text.isascii() or not _NFKC_MAY_CHANGE.search(non_ascii_chars(raw.text)):
         return View("nfkc", raw.text, raw.offsets)
-    return rewrite(raw, "nfkc", _NFKC_MAY_CHANGE, _nfkc_char)
+    return _nfkc_each(raw, "nfkc")
 
 
 def skeleton_view(raw: View) -> View:
@@ -231,7 +256,7 @@ def skeleton_view(raw: View) -> View:
     elif _has_ascii_invisible(view.text):
         view = rewrite(view, "skeleton", _ASCII_INVISIBLE, "")
     if _NFKC_MAY_CHANGE.search(rare):
-        view = rewrite(view, "skeleton", _NFKC_MAY_CHANGE, _nfkc_char)
+        view = _nfkc_each(view, "skeleton")
         rare = non_ascii_chars(view.text)
     if _COMBINING_AFTER_NFKC.search(rare):
         view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")

@@ -11,6 +11,7 @@ building the same view.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,14 +71,18 @@ def raw(text: str) -> CharView:
     return CharView(text, list(range(len(text))), list(range(1, len(text) + 1)))
 
 
+def _nfkc_char(match: v.Match) -> str:
+    return unicodedata.normalize("NFKC", match.group())
+
+
 def nfkc(text: str) -> CharView:
-    return rewrite(raw(text), v._NFKC_MAY_CHANGE, v._nfkc_char)
+    return rewrite(raw(text), v._NFKC_MAY_CHANGE, _nfkc_char)
 
 
 def skeleton(text: str) -> CharView:
     view = rewrite(raw(text), v._ENTITY, v._decode_entity)
     view = rewrite(view, v._INVISIBLE, "")
-    view = rewrite(view, v._NFKC_MAY_CHANGE, v._nfkc_char)
+    view = rewrite(view, v._NFKC_MAY_CHANGE, _nfkc_char)
     view = rewrite(view, v._COMBINING_AFTER_NFKC, "")
     lowered = view.text.lower()
     if len(lowered) == len(view.text):
