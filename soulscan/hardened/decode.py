@@ -127,7 +127,6 @@ _NATO = regex.compile(
     + r")\b",
     regex.IGNORECASE,
 )
-_NATO_FOLLOWED = re.compile("(?:" + "|".join(_NATO_WORDS) + ")[ ,]")
 _NATO_SET = frozenset(_NATO_WORDS)
 _BRAILLE = regex.compile(r"[\u2800-\u283F]*\u2820[\u2801-\u283F][\u2800-\u283F ]{1,4096}")
 # A line of uuencoded data; its first character gives the length, which `_uu` accepts only
@@ -405,15 +404,8 @@ def _may_hold_nato(source: _Source) -> bool:
     at every word is slow). A run is five NATO words or more, each of the middle three
     between a space or comma and a space or comma: three words of the text split there.
     `fold` sends every case variant of an ASCII letter to that letter (tests/test_anchors.py)."""
-    folded = source.folded
-    words = folded.replace(",", " ").split()
-    if _NATO_SET.isdisjoint(words) or sum(map(_NATO_SET.__contains__, words)) < 3:
-        return False
-    # `count` finds the most non-overlapping occurrences of each word; the first four
-    # words of a run are each followed by a space or a comma.
-    if sum(folded.count(word) for word in _NATO_WORDS) < 5:
-        return False
-    return len(_NATO_FOLLOWED.findall(folded)) >= 4
+    words = source.folded.replace(",", " ").split()
+    return not _NATO_SET.isdisjoint(words) and sum(map(_NATO_SET.__contains__, words)) >= 3
 
 
 def _always(source: _Source) -> bool:
@@ -423,11 +415,16 @@ def _always(source: _Source) -> bool:
 # The decoders searched over the whole text, each after a quick test that is False only
 # when the text provably holds no blob of its encoding.
 _SEARCHED: tuple[tuple[_Decoder, regex.Pattern[str], Callable[[_Source], bool]], ...] = (
-    (_Decoder("url", unquote, 3), _PERCENT, lambda source: source.text.count("%") >= 3),
+    # A one-character `in` (memchr) first: most texts hold no "%" and no backslash at all.
+    (
+        _Decoder("url", unquote, 3),
+        _PERCENT,
+        lambda source: "%" in source.text and source.text.count("%") >= 3,
+    ),
     (
         _Decoder("escapes", _escapes, 3),
         _ESCAPES,
-        lambda source: "\\x" in source.text or "\\u" in source.text,
+        lambda source: "\\" in source.text and ("\\x" in source.text or "\\u" in source.text),
     ),
     (_Decoder("morse", _morse, 1), _MORSE, _always),
     (_Decoder("nato", _nato, 1), _NATO, _may_hold_nato),

@@ -17,7 +17,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate, compress
-from operator import itemgetter
 
 import regex
 
@@ -299,33 +298,42 @@ def _suspects(text: str) -> list[tuple[int, str]]:
     return found
 
 
-_FIRST, _LAST = itemgetter(0), itemgetter(-1)
-
-
 def _suspects_in_every_cluster(text: str, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
     """`_suspects` for a text dense with suspects (emoji): one `findall` splits it into
-    clusters, and C-level passes (zip, compress, set) pick the few clusters to judge and
-    then report, where a walk from suspect to suspect takes Python steps per cluster."""
+    clusters and C-level passes pick the clusters to look at, where a walk from suspect to
+    suspect takes Python steps per cluster.
+
+    A suspect inside its cluster (neither first nor last) is judged by the cluster alone:
+    `_legit_in_emoji` reads the characters either side, here both in the cluster. Only the
+    clusters with a suspect at an edge are judged with their neighbours."""
     clusters = _GRAPHEME.findall(text)
-    suspicious = {cluster for cluster in set(clusters) if pattern.search(cluster)}
-    if not suspicious:
+    suspicious = [cluster for cluster in set(clusters) if pattern.search(cluster)]
+    at_edge = {c for c in suspicious if pattern.match(c) or pattern.match(c, len(c) - 1)}
+    judged: Judged = {
+        ("", cluster, ""): _judge(("", cluster, ""), pattern)
+        for cluster in suspicious
+        if cluster not in at_edge
+    }
+    looked_at = at_edge | {cluster for (_, cluster, _), kinds in judged.items() if kinds}
+    if not looked_at:
         return []
-    befores = [""]  # befores[i]: the character before cluster i
-    befores += map(_LAST, clusters)
-    afters = list(map(_FIRST, clusters[1:]))  # afters[i]: the character after cluster i
-    afters.append("")
-    flags = list(map(suspicious.__contains__, clusters))
-    keys = set(compress(zip(befores, clusters, afters), flags))
-    judged = {key: kinds for key in keys if (kinds := _judge(key, pattern))}
-    if not judged:
+    last = len(clusters) - 1
+    reported: list[tuple[int, list[tuple[int, str]]]] = []
+    for index in compress(range(len(clusters)), map(looked_at.__contains__, clusters)):
+        cluster = clusters[index]
+        if cluster in at_edge:
+            before = clusters[index - 1][-1] if index else ""
+            key = (before, cluster, clusters[index + 1][0] if index < last else "")
+            if key not in judged:
+                judged[key] = _judge(key, pattern)
+        else:
+            key = ("", cluster, "")
+        if judged[key]:
+            reported.append((index, judged[key]))
+    if not reported:
         return []
-    found: list[tuple[int, str]] = []
     starts = list(accumulate(map(len, clusters), initial=0))
-    reported = map(judged.__contains__, zip(befores, clusters, afters))
-    for index in compress(range(len(clusters)), reported):
-        kinds = judged[befores[index], clusters[index], afters[index]]
-        found.extend((starts[index] + offset, kind) for offset, kind in kinds)
-    return found
+    return [(starts[index] + offset, kind) for index, kinds in reported for offset, kind in kinds]
 
 
 def _issue_for_run(text: str, kind: str, start: int, end: int) -> UnicodeIssue:
