@@ -161,6 +161,8 @@ _ALL_BUT_ASCII_INVISIBLE = bytes(b for b in range(256) if not _ASCII_INVISIBLE.m
 def non_ascii_chars(text: str) -> str:
     """The non-ASCII characters of `text` (UTF-8 writes each one in bytes >= 0x80 alone): a
     pass whose pattern matches none of them is skipped, or run in its ASCII form."""
+    if text.isascii():
+        return ""
     utf8 = text.encode("utf-8", "surrogatepass")
     return utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
 
@@ -239,7 +241,7 @@ def _lower(view: View, name: str) -> View:
 
 
 def nfkc_view(raw: View) -> View:
-    if raw.text.isascii() or not _NFKC_MAY_CHANGE.search(non_ascii_chars(raw.text)):
+    if not _NFKC_MAY_CHANGE.search(non_ascii_chars(raw.text)):
         return View("nfkc", raw.text, raw.offsets)
     return _nfkc_each(raw, "nfkc")
 
@@ -397,7 +399,7 @@ def words_view(skeleton: View) -> View:
         view = _markup(view)
     view = _line_break_hyphens(view)
     # no pass below adds a non-ASCII character
-    plain = view.text.isascii() or not _UNICODE_WORD_OR_JOINER.search(non_ascii_chars(view.text))
+    plain = not _UNICODE_WORD_OR_JOINER.search(non_ascii_chars(view.text))
     view = _without_joiners(view)
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
