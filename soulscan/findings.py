@@ -306,9 +306,17 @@ def _safe(text: str) -> str:
     return _safe_prefix(text[: SNIPPET_LIMIT + REDACTION_MARGIN])
 
 
-@functools.lru_cache(maxsize=1024)  # the same few matches recur (each hidden character)
 def _content_digest(matched: str) -> str:
+    # Short matches recur (each hidden character) and are remembered; long ones are not
+    # kept alive by the cache.
+    return _short_digest(matched) if len(matched) <= 64 else _sha256(matched)
+
+
+def _sha256(matched: str) -> str:
     return hashlib.sha256(matched.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_short_digest = functools.lru_cache(maxsize=1024)(_sha256)
 
 
 @functools.lru_cache(maxsize=1024)

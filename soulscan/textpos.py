@@ -71,8 +71,14 @@ class LineIndex:
         if end < start:
             raise ValueError(f"span end {end} before start {start}")
         line, column = self.position(start)
-        end_line, end_column = self.position(end)
-        return Location(line, column, end_line, end_column)
+        if end > len(self.text):
+            raise ValueError(f"offset {end} outside text of length {len(self.text)}")
+        self._search_to(end)
+        starts = self._starts
+        if line < len(starts) and end >= starts[line]:  # the span runs on past its line
+            end_line = bisect.bisect_right(starts, end, line)
+            return Location(line, column, end_line, end - starts[end_line - 1] + 1)
+        return Location(line, column, line, end - starts[line - 1] + 1)
 
     def line_start(self, line: int) -> int:
         """The offset where 1-based ``line`` starts."""

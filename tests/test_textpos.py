@@ -49,7 +49,8 @@ def test_position_agrees_with_splitting(text: str, data: st.DataObject) -> None:
     assert index.line_text(line) == text.split("\n")[line - 1]
 
 
-QUESTIONS = st.tuples(st.sampled_from(("position", "line_end", "line_text")), st.integers(0, 10_000))
+QUESTIONS = st.tuples(st.sampled_from(("position", "location", "line_end", "line_text")),
+                      st.integers(0, 10_000))
 
 
 @pytest.mark.parametrize("stretch", [1, 3, 4096])
@@ -70,6 +71,13 @@ def _check_answers(index: LineIndex, text: str, lines: list[str], queries: list[
             offset = number % (len(text) + 1)
             before = text[:offset].split("\n")
             assert index.position(offset) == (len(before), len(before[-1]) + 1)
+            continue
+        if question == "location":
+            start = number % (len(text) + 1)
+            end = start + number // 7 % (len(text) + 1 - start)
+            before, through = text[:start].split("\n"), text[:end].split("\n")
+            expected = Location(len(before), len(before[-1]) + 1, len(through), len(through[-1]) + 1)
+            assert index.location(start, end) == expected
             continue
         line = number % len(lines) + 1
         start = sum(len(previous) + 1 for previous in lines[: line - 1])
