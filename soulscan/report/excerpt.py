@@ -21,7 +21,7 @@ from soulscan.report.escape import (
     shorten,
     shorten_left,
 )
-from soulscan.report.secret_screen import ANCHORS, SecretScreen
+from soulscan.report.secret_screen import SecretScreen
 from soulscan.textpos import LineIndex
 
 BEFORE_LIMIT = 40
@@ -152,8 +152,7 @@ class FileExcerpts:
         free = self._secret_free.get(number)
         if free is None:
             text = self.index.line_text(number)
-            free = self._secret_free[number] = (ANCHORS.search(text) is None
-                                                or redact(text) == text)
+            free = self._secret_free[number] = redact(text) == text
         return free
 
 
