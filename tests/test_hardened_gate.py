@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from soulscan.engine.anchors import NON_ASCII
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.hardened import gate
-from soulscan.hardened.analyze import _Analysis, _spans, hardened_rules, view_gate
 from soulscan.hardened.anchor_finder import WordsIndex, pivot_finder, token_finder
+from soulscan.hardened.view_rules import ViewRules, hardened_rules, rule_spans, view_gate
 from soulscan.hardened.views import VIEW_NAMES, Views
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
@@ -58,7 +58,7 @@ def _assert_gate_keeps_every_match(text: str, kind: str = "agents") -> None:
         for gated in view_gate(view, kind).rules:
             rule = gated[0].rule
             alone = list(rule_finditer(rule, prepared))
-            through_gate = _spans(rule, live[rule.id], prepared) if rule.id in live else []
+            through_gate = rule_spans(rule, live[rule.id], prepared) if rule.id in live else []
             assert through_gate == alone, (rule.id, view, text[:200])
 
 
@@ -137,17 +137,15 @@ def _assert_analysis_gates_as_each_view_alone(text: str, kind: str) -> None:
     """The analysis looks anchors up once for views with the same folded text, and skips the
     starts that the words index or the anchors found rule out: the rules it runs, and what
     they find, are the same."""
-    analysis = _Analysis(text, kind, 0)
+    view_rules = ViewRules(Views(text), kind)
     for view in VIEW_NAMES:
-        prepared = PreparedText(analysis.views.get(view).text)
+        prepared = PreparedText(view_rules.views.get(view).text)
         alone = view_gate(view, kind).live(prepared)
-        shared = analysis._live_patterns(view)
-        assert shared.keys() == alone.keys(), (view, text[:200])
-        words = WordsIndex.of(prepared.folded) if view == "words" else None
-        present = analysis._present(view)
-        for rule_id, search in alone.items():
-            expected = [match.span() for match in search.pattern.finditer(prepared.text)]
-            assert shared[rule_id].spans(prepared, words, present) == expected, (rule_id, text[:200])
+        assert view_rules.live(view).keys() == alone.keys(), (view, text[:200])
+        for gated in view_gate(view, kind).rules:
+            rule = gated[0].rule
+            expected = list(rule_finditer(rule, prepared))
+            assert view_rules.spans(rule) == expected, (rule.id, text[:200])
 
 
 @pytest.mark.parametrize("kind", ["agents", "memory"])

@@ -11,23 +11,23 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from soulscan.engine.matcher import PreparedText, rule_finditer
-from soulscan.engine.rulepack import FILE_KINDS, Rule, builtin_packs
-from soulscan.hardened.anchor_finder import PivotFinder, WordsIndex, pivot_finder, token_finder
-from soulscan.hardened.branch_search import BranchSearch
+from soulscan.engine.rulepack import FILE_KINDS, Rule
 from soulscan.hardened.decode import decode_blobs
 from soulscan.hardened.frontmatter_view import frontmatter_span
-from soulscan.hardened.gate import ViewGate
 from soulscan.hardened.quoted import QuotedRegions
 from soulscan.hardened.runtime_aware import HINT_MAX_CHARS, unscanned_start
 from soulscan.hardened.secrets import find_secrets
 from soulscan.hardened.unicode import analyse_unicode
+from soulscan.hardened.view_rules import ViewRules, applies, hardened_rules
 from soulscan.hardened.views import VIEW_NAMES, Views
 from soulscan.hermes.memory_format import ENTRY_DELIMITER
 from soulscan.hermes.scanner import MAX_SCAN_CHARS
 
 if TYPE_CHECKING:
     from soulscan.hermes.documents import RuntimeDocument
+
+# `hardened_rules` lives in view_rules now; it is still imported from here
+__all__ = ["KINDS", "QUOTED_RULE_ID", "HardenedMatch", "analyze", "hardened_rules"]
 
 MAX_DECODE_DEPTH = 2
 # The pipeline passes soul|hermes|agents|claude|cursorrules|mdc|memory|user|skill|payload;
@@ -53,22 +53,11 @@ class _Payload:
 
 
 @functools.cache
-def hardened_rules() -> tuple[Rule, ...]:
-    return tuple(
-        rule for pack in builtin_packs() if pack.origin == "hardened" for rule in pack.rules
-    )
-
-
-def _applies(rule: Rule, kind: str) -> bool:
-    return not rule.kinds or kind in rule.kinds
-
-
-@functools.cache
 def rules_for_kind(kind: str) -> tuple[Rule, ...]:
     """The rules a file of `kind` is analysed with, in pack order (quoted injections are
     worked out from the other findings)."""
     return tuple(
-        rule for rule in hardened_rules() if _applies(rule, kind) and rule.view != "quoted-injection"
+        rule for rule in hardened_rules() if applies(rule, kind) and rule.view != "quoted-injection"
     )
 
 
@@ -76,46 +65,10 @@ def _labelled(rule: Rule, label: str) -> bool:
     return rule.compiled.search(label) is not None
 
 
-@functools.cache
-def view_gate(view: str, kind: str) -> ViewGate:
-    return ViewGate([r for r in hardened_rules() if r.view == view and _applies(r, kind)], view)
-
-
-# Views whose anchors one finder looks up together when their folded texts are equal.
-SHARED_VIEWS = ("raw", "nfkc", "skeleton")
-
-
-@functools.cache
-def shared_finder(views: tuple[str, ...], kind: str) -> PivotFinder:
-    return pivot_finder(frozenset().union(*(view_gate(view, kind).anchors for view in views)))
-
-
-def _spans(
-    rule: Rule,
-    search: BranchSearch,
-    prepared: PreparedText,
-    words: WordsIndex | None = None,
-    present: set[str] | None = None,
-) -> list[tuple[int, int]]:
-    """Every match of the rule; `search` runs the rule's pattern or the branches the gate left;
-    `words` and `present`: what the gate found in the view's folded text."""
-    if not rule.trusted or rule.exact_source is not None:
-        # a time limit, or a python-re rule whose exact form depends on the text
-        return list(rule_finditer(rule, prepared))
-    return search.spans(prepared, words, present)
-
-
-def _text_matches(
-    rule: Rule,
-    views: Views,
-    prepared: PreparedText,
-    search: BranchSearch,
-    words: WordsIndex | None = None,
-    present: set[str] | None = None,
-) -> list[HardenedMatch]:
+def _text_matches(rule: Rule, views: Views, spans: list[tuple[int, int]]) -> list[HardenedMatch]:
     view = views.get(rule.view)
     found = []
-    for a, b in _spans(rule, search, prepared, words, present):
+    for a, b in spans:
         while a < b and view.text[a] == " " and rule.view == "words":
             a += 1
         while b > a and view.text[b - 1] == " " and rule.view == "words":
@@ -210,53 +163,7 @@ class _Analysis:
         self.issues = analyse_unicode(text)
         self.blobs = decode_blobs(text) if depth < MAX_DECODE_DEPTH else []
         self.secrets = find_secrets(text)
-        self._prepared_views: dict[str, PreparedText] = {}
-        self._live: dict[str, dict[str, BranchSearch]] = {}
-        self._found: dict[str, set[str]] = {}
-        self._words: WordsIndex | None = None
-
-    def _prepared(self, view: str) -> PreparedText:
-        """One PreparedText a view, so anchor folding is done once, not once a rule."""
-        if view not in self._prepared_views:
-            self._prepared_views[view] = PreparedText(self.views.get(view).text)
-        return self._prepared_views[view]
-
-    def _live_patterns(self, view: str) -> dict[str, BranchSearch]:
-        """Rule id -> search, for the rules of `view` whose anchors occur in its text."""
-        if view not in self._live:
-            self._live[view] = view_gate(view, self.kind).live(
-                self._prepared(view), self._present(view)
-            )
-        return self._live[view]
-
-    def _words_index(self) -> WordsIndex:
-        if self._words is None:
-            self._words = WordsIndex.of(self._prepared("words").folded)
-        return self._words
-
-    def _present(self, view: str) -> set[str] | None:
-        """The anchors found in the view's folded text, looked up once for every view with
-        the same folded text (most texts read the same raw, NFKC and skeleton)."""
-        if view == "words":
-            if view not in self._found:
-                finder = token_finder(view_gate(view, self.kind).anchors)
-                self._found[view] = finder.present(self._prepared(view).folded, self._words_index())
-            return self._found[view]
-        if view not in SHARED_VIEWS:
-            return None
-        if view not in self._found:
-            folded = self._prepared(view).folded
-            sharing = tuple(
-                other
-                for other in SHARED_VIEWS
-                if other == view
-                or other not in self._found
-                and view_gate(other, self.kind).rules
-                and self._prepared(other).folded == folded
-            )
-            found = shared_finder(sharing, self.kind).present(folded)
-            self._found.update(dict.fromkeys(sharing, found))
-        return self._found[view]
+        self.view_rules = ViewRules(self.views, kind)
 
     def payloads(self) -> list[_Payload]:
         found = [_Payload(i.start, i.end, i.decoded, i.kind) for i in self.issues if i.decoded]
@@ -265,12 +172,7 @@ class _Analysis:
 
     def rule_matches(self, rule: Rule) -> list[HardenedMatch]:
         if rule.view in VIEW_NAMES:
-            search = self._live_patterns(rule.view).get(rule.id)
-            if search is None:
-                return []
-            words = self._words_index() if rule.view == "words" else None
-            present = self._present(rule.view)
-            return _text_matches(rule, self.views, self._prepared(rule.view), search, words, present)
+            return _text_matches(rule, self.views, self.view_rules.spans(rule))
         if rule.view == "unicode":
             return [
                 HardenedMatch(rule, i.start, i.end, decoded=i.decoded, detail=i.detail)
@@ -297,7 +199,7 @@ class _Analysis:
         found = {"unicode": self.issues, "secrets": self.secrets, "encoded": self.blobs}
         for rule in rules_for_kind(self.kind):
             if rule.view in VIEW_NAMES:
-                if rule.id not in self._live_patterns(rule.view):
+                if rule.id not in self.view_rules.live(rule.view):
                     continue
             elif rule.view in found and not found[rule.view]:
                 continue

@@ -239,6 +239,8 @@ class ViewGate:
     def _search(self, rule_index: int, branches: tuple[int, ...]) -> BranchSearch:
         key = (rule_index, branches)
         if key not in self._searches:
+            if len(self._searches) >= MAX_SEARCHES:
+                self._searches.clear()  # texts that open ever new sets of branches
             gated = self.rules[rule_index][0]
             rule = gated.rule
             starts = starts_union([leading_strings(gated.branches[i], rule.regex_flags) for i in branches])
@@ -252,6 +254,10 @@ class ViewGate:
         return self._searches[key]
 
 
-@functools.lru_cache(maxsize=4096)
+# Searches (a rule and the branches of it a text left open) a gate keeps.
+MAX_SEARCHES = 4096
+
+
+@functools.lru_cache(maxsize=MAX_SEARCHES)
 def _compiled(source: str, flags: int) -> regex.Pattern[str]:
     return regex.compile(source, flags)

@@ -1,0 +1,118 @@
+"""The text-view rules of one kind of file (raw, nfkc, skeleton, words) over one text's views.
+
+Each view's text is prepared (folded) once; the anchors of the view's gate are looked up
+once, and once for every view with the same folded text (most texts read the same raw, NFKC
+and skeleton); the gate then says which rules, and which of their branches, can match; each
+live rule is searched only where a match can start (``soulscan.hardened.branch_search``),
+with what the lookup found ruling out the start strings the text cannot hold.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from soulscan.engine.matcher import PreparedText, rule_finditer
+from soulscan.engine.rulepack import Rule, builtin_packs
+from soulscan.hardened.anchor_finder import PivotFinder, WordsIndex, pivot_finder, token_finder
+from soulscan.hardened.branch_search import BranchSearch
+from soulscan.hardened.gate import ViewGate
+from soulscan.hardened.views import Views
+
+# Views whose anchors one finder looks up together when their folded texts are equal.
+SHARED_VIEWS = ("raw", "nfkc", "skeleton")
+
+
+@functools.cache
+def hardened_rules() -> tuple[Rule, ...]:
+    return tuple(
+        rule for pack in builtin_packs() if pack.origin == "hardened" for rule in pack.rules
+    )
+
+
+def applies(rule: Rule, kind: str) -> bool:
+    return not rule.kinds or kind in rule.kinds
+
+
+@functools.cache
+def view_gate(view: str, kind: str) -> ViewGate:
+    return ViewGate([r for r in hardened_rules() if r.view == view and applies(r, kind)], view)
+
+
+@functools.cache
+def shared_finder(views: tuple[str, ...], kind: str) -> PivotFinder:
+    return pivot_finder(frozenset().union(*(view_gate(view, kind).anchors for view in views)))
+
+
+def rule_spans(
+    rule: Rule,
+    search: BranchSearch,
+    prepared: PreparedText,
+    words: WordsIndex | None = None,
+    present: set[str] | None = None,
+) -> list[tuple[int, int]]:
+    """Every match of the rule; `search` runs the rule's pattern or the branches the gate left;
+    `words` and `present`: what the gate found in the view's folded text."""
+    if not rule.trusted or rule.exact_source is not None:
+        # a time limit, or a python-re rule whose exact form depends on the text
+        return list(rule_finditer(rule, prepared))
+    return search.spans(prepared, words, present)
+
+
+class ViewRules:
+    """The text-view rules of `kind` over the views of one text, each view worked on once."""
+
+    def __init__(self, views: Views, kind: str) -> None:
+        self.views = views
+        self.kind = kind
+        self._prepared: dict[str, PreparedText] = {}
+        self._live: dict[str, dict[str, BranchSearch]] = {}
+        self._found: dict[str, set[str]] = {}
+        self._words: WordsIndex | None = None
+
+    def prepared(self, view: str) -> PreparedText:
+        """One PreparedText a view, so anchor folding is done once, not once a rule."""
+        if view not in self._prepared:
+            self._prepared[view] = PreparedText(self.views.get(view).text)
+        return self._prepared[view]
+
+    def live(self, view: str) -> dict[str, BranchSearch]:
+        """Rule id -> search, for the rules of `view` whose anchors occur in its text."""
+        if view not in self._live:
+            self._live[view] = view_gate(view, self.kind).live(self.prepared(view), self.present(view))
+        return self._live[view]
+
+    def spans(self, rule: Rule) -> list[tuple[int, int]]:
+        """Every match of a rule of a text view, in that view's offsets."""
+        search = self.live(rule.view).get(rule.id)
+        if search is None:
+            return []
+        words = self.words_index() if rule.view == "words" else None
+        return rule_spans(rule, search, self.prepared(rule.view), words, self.present(rule.view))
+
+    def words_index(self) -> WordsIndex:
+        if self._words is None:
+            self._words = WordsIndex.of(self.prepared("words").folded)
+        return self._words
+
+    def present(self, view: str) -> set[str]:
+        """The anchors of the view's gate (and maybe others) found in its folded text."""
+        if view not in self._found:
+            if view in SHARED_VIEWS:
+                self._find_shared(view)
+            else:
+                finder = token_finder(view_gate(view, self.kind).anchors)
+                self._found[view] = finder.present(self.prepared(view).folded, self.words_index())
+        return self._found[view]
+
+    def _find_shared(self, view: str) -> None:
+        folded = self.prepared(view).folded
+        sharing = tuple(
+            other
+            for other in SHARED_VIEWS
+            if other == view
+            or other not in self._found
+            and view_gate(other, self.kind).rules
+            and self.prepared(other).folded == folded
+        )
+        found = shared_finder(sharing, self.kind).present(folded)
+        self._found.update(dict.fromkeys(sharing, found))
