@@ -84,6 +84,9 @@ def test_views_map_like_the_per_character_reference(
         pytest.param("&#105;gnore&#32;previous &NotEqualTilde;", id="entities"),
         pytest.param("x <<b></b>/b> y <!-**---> z", id="nested-markup"),
         pytest.param("\U0001f600 ig\u2061nore \uff49\uff47\uff4e", id="astral-invisible-fullwidth"),
+        pytest.param("\U0001f468\u200d\U0001f469 #\ufe0f\u20e3 \u2764\ufe0f", id="emoji-sequences"),
+        pytest.param("of\ufb01ce\u00a0\u2460\u00bd\u3371x", id="nfkc-longer-forms"),
+        pytest.param("a\u0301\u0316\u0334\u0308\u0323b\u0301", id="mixed-combining-run"),
     ],
 )
 def test_edge_cases_map_like_the_reference(text: str) -> None:
