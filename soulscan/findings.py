@@ -109,8 +109,10 @@ def document_findings(
                 hardened.extend(_project_pack_findings(context, document, region, rule_packs))
     if not runtime and not hardened:  # the common case: a clean file
         return ()
-    restates = _runtime_cover(runtime)
-    kept = runtime + [draft for draft in hardened if not restates(draft)]
+    kept = runtime
+    if hardened:  # (the runtime profile has none to compare)
+        restates = _runtime_cover(runtime)
+        kept = runtime + [draft for draft in hardened if not restates(draft)]
     collected = _count_omitted(context.build(kept), context.occurrences)
     collected.sort(key=lambda f: (f.span.start, f.span.end, f.origin != ORIGIN_RUNTIME, f.rule_id))
     return tuple(collected)
@@ -233,12 +235,15 @@ def _runtime_findings(context: _FileContext, region: Region, text: str) -> Itera
     """Occurrences of the runtime's rules in ``text``, a prefix of the region's text."""
     if not text:
         return
+    facts_of: dict[str, RuleFacts] = {}  # one rule (or hidden character) a rule id
     for match in context.admit_all(runtime_matches(text, region.scope)):
         span = Span(region.offset + match.start, region.offset + match.end)
-        if match.rule is None:
-            facts = invisible_facts(match.rule_id, text[match.start], region.scope)
-        else:
-            facts = RuleFacts.of(match.rule)
+        facts = facts_of.get(match.rule_id)
+        if facts is None:
+            facts = facts_of[match.rule_id] = (
+                invisible_facts(match.rule_id, text[match.start], region.scope)
+                if match.rule is None else RuleFacts.of(match.rule)
+            )
         # Only an occurrence the runtime saw inside its window contributed to the block.
         counted = _inside(span, region.scanned) and match.rule_id in region.ids
         effect = region.effect if counted else EFFECT_NONE
