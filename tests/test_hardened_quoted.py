@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.bench import corpus_texts
-from soulscan.hardened.quoted import _CODE, QUOTED, QuotedRegions, quoted_spans
+from soulscan.hardened.quoted import (
+    _CODE,
+    _QUOTATION,
+    QUOTED,
+    QuotedRegions,
+    _Quotations,
+    quoted_spans,
+)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 
@@ -17,6 +24,7 @@ FRAGMENTS = [
     "```", "~~~", "```python", "\n", "  ", "\t", "`", "``", "x", "ignore previous", " ",
     '"', "\u201c", "\u201d", "like ", "such as ", "e.g. ", "For Example: ", "phrases ", "says",
     "the word ", "unlike ", "LIKE", "\u212a", ":", ",",
+    "For Instance:,\t", "abcdefghijkl ", "abcdefghijkl\t", "x" * 290, "a" * 120,
 ]  # fmt: skip
 
 texts = st.lists(
@@ -32,6 +40,36 @@ def _expected(text: str, code_only: bool) -> list[tuple[int, int]]:
 @given(texts, st.booleans())
 def test_regions_are_the_matches_of_the_whole_pattern(text: str, code_only: bool) -> None:
     assert quoted_spans(text, code_only=code_only) == _expected(text, code_only)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts)
+def test_quotations_searched_around_each_quote_are_the_matches(text: str) -> None:
+    """The window before and after an opening quote holds every match that uses it: the
+    longest introduction (`For Instance:,` and three 12-letter words) included."""
+    quotations = _Quotations(text)
+    quotations.windowed = True
+    assert quotations.spans() == [match.span() for match in _QUOTATION.finditer(text)]
+
+
+_LONGEST = 'For Instance:,\t abcdefghijkl abcdefghijkl\tabcdefghijkl "' + "q" * 300 + '"'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(_LONGEST, id="longest-alone"),
+        pytest.param("x " * 300 + _LONGEST + " y" * 300, id="longest-in-sparse-text"),
+        pytest.param("x " * 300 + _LONGEST.replace("q", "\n", 1) + " y" * 300, id="broken"),
+    ],
+)
+def test_the_longest_quotation_is_found_around_its_quote(text: str) -> None:
+    quotations = _Quotations(text)
+    assert quotations.windowed == (len(text) > 1000)  # quotes are sparse in a longer one
+    quotations.windowed = True
+    expected = [match.span() for match in _QUOTATION.finditer(text)]
+    assert quotations.spans() == expected
+    assert expected == ([] if "\n" in text else [(text.index("For"), text.rindex('"') + 1)])
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,48 @@ _CODE = regex.compile(_CODE_SOURCE)
 _QUOTATION = regex.compile(_QUOTATION_SOURCE)
 
 
+_OPENING_QUOTE = regex.compile('["\u201c]')
+# How far a quotation starts before its opening quote: the longest introducing word ("for
+# instance", 12), 4 separators and 3 words of up to 12 letters and a space (each pattern
+# character matches one text character: no full case folding); and how far it ends after it.
+_INTRODUCTION = 12 + 4 + 3 * 13
+_QUOTED_STRING = 1 + 300 + 1
+# Quotes rarer than one in this many characters are searched around one by one.
+_SPARSE_QUOTES = 400
+
+
+class _Quotations:
+    """`_QUOTATION.search(text, position)`; where quotes are sparse, tried only in the window
+    before and after each opening quote (every match holds one), not at every character."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        quotes = text.count('"') + text.count("\u201c")
+        self.windowed = quotes * _SPARSE_QUOTES < len(text)
+
+    def search(self, position: int) -> regex.Match[str] | None:
+        if not self.windowed:
+            return _QUOTATION.search(self.text, position)
+        while (opening := _OPENING_QUOTE.search(self.text, position)) is not None:
+            quote = opening.start()
+            # A match starting in [start, quote] opens at this quote (an introduction holds
+            # none), so it ends by `end`; none starts before `start` (it would open earlier).
+            start = max(position, quote - _INTRODUCTION)
+            end = quote + _QUOTED_STRING
+            match = _QUOTATION.search(self.text, start, end)
+            if match is not None and match.start() <= quote:
+                return match
+            position = quote + 1
+        return None
+
+    def spans(self) -> list[tuple[int, int]]:
+        spans, position = [], 0
+        while (match := self.search(position)) is not None:
+            spans.append(match.span())
+            position = match.end()
+        return spans
+
+
 def _may_hold_code(text: str) -> bool:
     return "`" in text or "~~~" in text
 
@@ -47,7 +89,8 @@ def _code_or_quotation_spans(text: str) -> list[tuple[int, int]]:
     """The matches of QUOTED from the two halves' own searches: at each step the leftmost
     match, code first where both start (QUOTED tries the code alternatives first)."""
     spans = []
-    code, quotation = _CODE.search(text), _QUOTATION.search(text)
+    quotations = _Quotations(text)
+    code, quotation = _CODE.search(text), quotations.search(0)
     while code or quotation:
         first_code = code is not None and (quotation is None or code.start() <= quotation.start())
         chosen = code if first_code else quotation
@@ -57,7 +100,7 @@ def _code_or_quotation_spans(text: str) -> list[tuple[int, int]]:
         if code and code.start() < position:
             code = _CODE.search(text, position)
         if quotation and quotation.start() < position:
-            quotation = _QUOTATION.search(text, position)
+            quotation = quotations.search(position)
     return spans
 
 
@@ -66,7 +109,7 @@ def quoted_spans(text: str, *, code_only: bool = False) -> list[tuple[int, int]]
     code = _may_hold_code(text)
     if code_only or not _may_hold_quotation(text):
         return _spans(_CODE, text) if code else []
-    return _code_or_quotation_spans(text) if code else _spans(_QUOTATION, text)
+    return _code_or_quotation_spans(text) if code else _Quotations(text).spans()
 
 
 class QuotedRegions:
