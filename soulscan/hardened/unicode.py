@@ -398,6 +398,8 @@ def _homoglyph_words(text: str) -> list[UnicodeIssue]:
 
 
 def _has_three_marks(text: str) -> bool:
+    if text.isascii():
+        return False  # a mark is never ASCII
     three = _THREE_NON_ASCII.search(text)
     return three is not None and _THREE_MARKS.search(text, three.start()) is not None
 
