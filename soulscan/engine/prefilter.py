@@ -125,16 +125,17 @@ def _python_re(pattern: str, flags: int) -> re.Pattern[str]:
 
 
 class RuleSetGate:
-    """A fixed set of gated rules, whose folded anchors are found by one scan of a text.
+    """A fixed set of gated rules, whose folded anchors are found by a few scans of a text.
 
-    The scan (``soulscan.engine.anchorscan``) answers exactly for the anchors it pins;
-    each rule's groups are reordered (stably) by how many of their members it left
-    unpinned: the ones the scan answered come first, and a group with one unpinned member
-    opens the rule before a group with three (each an ``in``, a whole read of a text that
-    lacks it). A rule is looked at only when a member of its first group occurs: the
-    scan's answers plus one ``in`` per unpinned member of a first group pick those rules
-    out, so a text costs a few C-speed passes and no per-rule work for the rules it rules
-    out.
+    The scans (``soulscan.engine.anchorscan``: one for the anchors that hold a rare
+    character, then one a shared letter for the first-group words left, ``letter_scans``)
+    answer exactly for the anchors they pin; each rule's groups are reordered (stably) by
+    how many of their members the scans left unpinned: the ones they answered come first,
+    and a group with one unpinned member opens the rule before a group with three (each an
+    ``in``, a whole read of a text that lacks it). A rule is looked at only when a member
+    of its first group occurs: the scans' answers plus one ``in`` per unpinned member of a
+    first group pick those rules out, so a text costs a few C-speed passes and no per-rule
+    work for the rules it rules out.
 
     What each pivot-to-end part the scan finds proves is worked out here once: the rules
     it opens (a bit each, in table order), the anchors it proves present, and the anchors
@@ -224,16 +225,7 @@ class RuleSetGate:
     def matching_rules(self, prepared: PreparedText) -> list[Rule]:
         """The rules (built-in, searched without a time limit) that match the prepared
         text, in table order."""
-        found = []
-        opened = self._opened(prepared)
-        by_bit = self._by_bit
-        while opened:
-            lowest = opened & -opened
-            opened ^= lowest
-            entry = by_bit[lowest]
-            if entry.may_match(prepared) and entry.search(prepared):
-                found.append(entry.rule)
-        return found
+        return [entry.rule for entry in self.candidates(prepared) if entry.search(prepared)]
 
 
 def _by_pinned(rules: Sequence[GatedRule], pinned: frozenset[str]) -> tuple[GatedRule, ...]:
