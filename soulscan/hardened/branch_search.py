@@ -112,6 +112,8 @@ class BranchSearch:
 
 
 def _matches_at(pattern: regex.Pattern[str], text: str, places: list[int]) -> list[tuple[int, int]]:
+    """The match at each place not inside the previous match (the loop of
+    ``soulscan.engine.prefilter._matches_at``, which now takes ``re`` patterns only)."""
     spans = []
     end = 0
     match = pattern.match
