@@ -7,9 +7,12 @@ Two finders answer exactly for every anchor they are given, each suited to one k
   holding one (``soulscan.engine.anchorscan``), and one pass a shared letter the anchors
   made only of common characters; the few left are each searched with ``in``;
 * ``TokenFinder`` (the words view, a text of words separated by single spaces): an anchor
-  of several words is searched for only when the text holds its words (set lookups after
-  one split into tokens); an anchor inside one word is searched for in the text's distinct
-  words, which hold it exactly when the text does and are shorter.
+  of several words is searched for only when the text holds its words (``KeyedStrings``:
+  set intersections with the ``WordsIndex`` built by one split into tokens); the anchors
+  inside one word are found by one pivot pass over the text's distinct words, which hold
+  such an anchor exactly when the text does and are shorter.
+
+``tests/test_hardened_gate.py`` compares both with plain ``in``.
 """
 
 from __future__ import annotations

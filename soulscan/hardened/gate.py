@@ -10,6 +10,8 @@ whose anchors are absent cannot match anywhere in the text, so dropping it chang
 Each requirement is tested by one selective group of anchors (and by any other group whose
 anchors are looked up anyway), and each distinct anchor of a view is looked up once per text
 (``soulscan.hardened.anchor_finder``). Only the tests a found anchor opens are evaluated.
+Each live rule comes with the search of its live branches (``soulscan.hardened.branch_search``),
+which tries them only where a match can start.
 """
 
 from __future__ import annotations
