@@ -123,7 +123,8 @@ def test_filler_words_dropped_as_a_pattern_over_the_words_would() -> None:
     import re
 
     from soulscan.hardened.view_offsets import IdentityMap
-    from soulscan.hardened.views import FILLER_WORDS, View, _drop_fillers, rewrite
+    from soulscan.hardened.view_rewrite import View, rewrite
+    from soulscan.hardened.words_view import FILLER_WORDS, _drop_fillers
 
     pattern = re.compile(r"(?<= )(?:(?:" + "|".join(sorted(FILLER_WORDS)) + r") )+")
     words = ["really", "very", "umm", "um", "anyways", "ignore", "all", "rules", "\u00e9t\u00e9"]

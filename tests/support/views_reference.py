@@ -2,7 +2,7 @@
 
 Every view character carries its original (start, end) in two plain lists, and every pass
 rebuilds them character by character: slow, and obviously right. It takes the patterns and
-the per-match replacements from `soulscan.hardened.views` and repeats its sequence of passes
+the per-match replacements from `soulscan.hardened.views` and `.words_view` and repeats its sequence of passes
 (each one as written before the views kept their maps as segments: fillers dropped by a
 pattern, no pass skipped unless it cannot apply), so that the tests compare two ways of
 building the same view.
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import regex
 
 from soulscan.hardened import views as v
+from soulscan.hardened import words_view as w
 
 
 @dataclass(frozen=True)
@@ -94,23 +95,23 @@ def skeleton(text: str) -> CharView:
     return view
 
 
-_FILLERS = re.compile(r"(?<= )(?:(?:" + "|".join(sorted(v.FILLER_WORDS)) + r") )+")
+_FILLERS = re.compile(r"(?<= )(?:(?:" + "|".join(sorted(w.FILLER_WORDS)) + r") )+")
 
 
 def _markup(view: CharView) -> CharView:
-    view = rewrite(view, v._INLINE_TAG, "")
-    return rewrite(view, v._EMPTY_COMMENT, "")
+    view = rewrite(view, w._INLINE_TAG, "")
+    return rewrite(view, w._EMPTY_COMMENT, "")
 
 
 def words(text: str) -> CharView:
     view = skeleton(text)
-    view = rewrite(view, v._BLOCK_TAG, " ")
-    view = _markup(rewrite(view, v._INLINE_TAG, ""))
-    view = rewrite(view, v._LINE_BREAK_HYPHEN, "")
-    view = rewrite(view, v._JOINERS, "")
-    view = _markup(rewrite(view, v._LINE_BREAK_HYPHEN, ""))
-    view = rewrite(view, v._SEPARATORS, " ")
-    view = rewrite(view, v._LEET_WORD, v._unleet)
+    view = rewrite(view, w._BLOCK_TAG, " ")
+    view = _markup(rewrite(view, w._INLINE_TAG, ""))
+    view = rewrite(view, w._LINE_BREAK_HYPHEN, "")
+    view = rewrite(view, w._JOINERS, "")
+    view = _markup(rewrite(view, w._LINE_BREAK_HYPHEN, ""))
+    view = rewrite(view, w._SEPARATORS, " ")
+    view = rewrite(view, w._LEET_WORD, w._unleet)
     if not view.text:
         return CharView(" ", [0], [0])
     if not view.text.startswith(" "):
@@ -118,7 +119,7 @@ def words(text: str) -> CharView:
     if not view.text.endswith(" "):
         view = CharView(view.text + " ", view.starts + view.ends[-1:], view.ends + view.ends[-1:])
     view = rewrite(view, _FILLERS, "")
-    return rewrite(view, v._FILLER_NOW, "")
+    return rewrite(view, w._FILLER_NOW, "")
 
 
 REFERENCE_VIEWS: dict[str, Callable[[str], CharView]] = {

@@ -1,0 +1,187 @@
+"""The words view: the skeleton with markup removed and every run of separators one space.
+
+Markdown/HTML markup and empty comments removed, words broken across lines by a hyphen joined,
+every run of punctuation, whitespace and line breaks collapsed to a single space, leetspeak
+digits in letter words read as letters (`1gn0r3`) and filler adverbs (`really`, `kindly`)
+dropped; starts and ends with a space. Each pass runs only when the text holds what it
+removes, on `re` unless the text holds a non-ASCII letter, digit or apostrophe.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import re
+from collections.abc import Iterator
+
+import regex
+
+from soulscan.hardened.view_offsets import ConstantMap, EditedMap, Edits, PaddedMap
+from soulscan.hardened.view_rewrite import Match, View, fixed_edits, non_ascii_chars, rewrite
+
+_BLOCK_TAG = regex.compile(
+    r"</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|hr|section|article|blockquote|pre|details|summary|dt|dd|dl|"
+    r"caption|header|footer|nav|aside|main|figure|figcaption|label|option|img)\b[^<>\n]{0,256}>",
+    regex.IGNORECASE,
+)
+_INLINE_TAG = regex.compile(r"</?[a-z][a-z0-9-]{0,20}\b[^<>\n]{0,256}>", regex.IGNORECASE)
+_JOINER_CHARS = "*`~'\u2019\u02bc"
+_JOINERS = regex.compile(f"[{_JOINER_CHARS}]+")
+# Every run of separators becomes one space; a run that already is one space is skipped, so
+# ordinary prose costs no replacement per word.
+_SEPARATORS = regex.compile(r"[^\p{L}\p{N} ][^\p{L}\p{N}]*| [^\p{L}\p{N}]+")
+# The same two passes for an ASCII text, on `re` (letters and digits of ASCII are [A-Za-z0-9]).
+_ASCII_JOINERS = re.compile(f"[{_JOINER_CHARS[:4]}]+")
+_ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9 ][^A-Za-z0-9]*| [^A-Za-z0-9]+")
+# The non-ASCII characters on which the two forms differ: a text without any (emoji, dashes
+# and curly double quotes in English prose) takes the ASCII form too.
+_UNICODE_WORD_OR_JOINER = regex.compile(r"[\p{L}\p{N}\u2019\u02bc]")
+
+# ASCII-only patterns use `re`, which runs them about twice as fast as `regex`.
+_LEET_WORD = re.compile(
+    r"(?<![a-z0-9])(?=[a-z0-9]*[a-z][a-z0-9]*[a-z])(?=[a-z0-9]*[013457][a-z0-9]*[a-z])[a-z0-9]{3,24}(?![a-z0-9])"
+)
+_LEET = str.maketrans("013457", "oieast")
+# What every leet word holds (after its leet digit, the next letter follows a digit): the
+# word pattern is only tried on the run of letters and digits around each of these.
+_LEET_HINT = re.compile(r"[0-9][a-z]")
+_LETTERS_AND_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
+_LEET_WORD_LENGTH = 24
+
+
+def _unleet(match: Match) -> str:
+    """`1gn0r3` -> `ignore`: a leet digit before a letter; not base64, rot13, v2 or x86 (digits last)."""
+    word = match.group()
+    digits = sum(ch.isdigit() for ch in word)
+    return word.translate(_LEET) if digits * 2 <= len(word) else word
+
+
+def _read_leetspeak(view: View) -> View:
+    """`_LEET_WORD` words read by `_unleet`, as `rewrite` would, without running the pattern
+    over the whole text: a leet word is a whole run of [a-z0-9] (its look-behind and
+    look-ahead) holding a hint, so it is matched only from the start of a hint's run."""
+    text = view.text
+    pieces: list[str] = []
+    position = 0
+    for hint in _LEET_HINT.finditer(text):
+        if hint.start() < position:
+            continue  # in the word just read
+        # the run's start, if it is no longer than a leet word (else the match fails anyway)
+        window = max(0, hint.start() - _LEET_WORD_LENGTH)
+        start = window + len(text[window : hint.start()].rstrip(_LETTERS_AND_DIGITS))
+        word = _LEET_WORD.match(text, start)
+        if word is not None:
+            pieces += (text[position:start], _unleet(word))
+            position = word.end()
+    if not pieces:
+        return view
+    pieces.append(text[position:])
+    return View("words", "".join(pieces), view.offsets)  # a word is read letter for letter
+
+
+# An empty HTML comment renders as nothing, so it can split a word (`ig<!---->nore`).
+_EMPTY_COMMENT = regex.compile(r"<!--[\s-]{0,16}-->")
+# A hyphen at a line end between letters is a word broken across lines (`instru-\nctions`).
+_LINE_BREAK_HYPHEN = regex.compile(r"(?<=[^\s-])-[ \t]{0,4}\r?\n[ \t]{0,4}(?=[^\s-])")
+# Intensifiers, hedges and politeness words that change no instruction's meaning; an attacker
+# pads key phrases with them to stretch past bounded gaps (`ignore really truly all ...`).
+FILLER_WORDS = frozenset({
+    "really", "very", "just", "please", "pls", "kindly", "truly", "basically", "honestly",
+    "simply", "quickly", "totally", "absolutely", "actually", "literally", "seriously",
+    "definitely", "certainly", "surely", "completely", "entirely", "fully", "utterly",
+    "extremely", "highly", "genuinely", "frankly", "obviously", "clearly", "essentially",
+    "practically", "virtually", "merely", "perhaps", "maybe", "kinda", "sorta", "um", "uh",
+    "umm", "anyway", "anyways",
+})  # fmt: skip
+# `now` is filler too (`do now not tell`), except where it carries the meaning: a change of
+# state or time (`you are now`, `from now on`, `until now`, `do anything now`).
+_FILLER_NOW = regex.compile(
+    r"(?<= )(?<! (?:are|re|youre|is|was|were|be|from|right|until|till|anything|for|by)"
+    r"(?: [a-z]{1,12})? )now (?!on )"
+)
+
+
+def _markup(view: View) -> View:
+    """Tags and empty comments removed; only a text with a `<` can hold any."""
+    if "<" not in view.text:
+        return view
+    view = rewrite(view, "words", _INLINE_TAG, "")
+    return rewrite(view, "words", _EMPTY_COMMENT, "")
+
+
+# What every broken word holds, on `re`, which finds the `-` of a text with no break quickly.
+_LINE_BREAK_HINT = re.compile(r"-[ \t]{0,4}\r?\n")
+
+
+def _line_break_hyphens(view: View) -> View:
+    if "-" not in view.text or not _LINE_BREAK_HINT.search(view.text):
+        return view
+    return rewrite(view, "words", _LINE_BREAK_HYPHEN, "")
+
+
+def _without_joiners(view: View) -> View:
+    """Joiners deleted by one `str.replace` each the text holds (several times faster than
+    `sub`); the runs of them are the replacements a span mapping lists."""
+    present = [joiner for joiner in _JOINER_CHARS if joiner in view.text]
+    if not present:
+        return view
+    text = view.text
+    for joiner in present:
+        text = text.replace(joiner, "")
+    runs = _JOINERS if not "".join(present).isascii() else _ASCII_JOINERS
+    return View("words", text, EditedMap(view.offsets, fixed_edits(runs, view.text, 0)))
+
+
+def _drop_fillers(view: View) -> View:
+    """Every filler word dropped with the space after it. The text is single-spaced words
+    between spaces by now, so one split finds them (no pattern runs over the text)."""
+    tokens = view.text.split(" ")
+    fillers = FILLER_WORDS.intersection(tokens)
+    if not fillers:
+        return view
+
+    def dropped() -> Iterator[Edits]:
+        spaced = [len(token) + 1 for token in tokens]  # each token with the space after it
+        dropped = list(map(FILLER_WORDS.__contains__, tokens))
+        starts = list(itertools.compress(itertools.accumulate(spaced, initial=0), dropped))
+        ends = list(map(operator.add, starts, itertools.compress(spaced, dropped)))
+        yield Edits.uniform(starts, ends, 0)
+
+    # One `replace` a filler found (a C scan) instead of a join of every token; a repeated
+    # filler (`really really`) shares its spaces, so each replace drops every other one.
+    kept = view.text
+    for filler in fillers:
+        spaced = f" {filler} "
+        while spaced in kept:
+            kept = kept.replace(spaced, " ")
+    return View("words", kept, EditedMap(view.offsets, dropped()))
+
+
+def words_view(skeleton: View) -> View:
+    # Each pass runs only when the text holds what it removes: most prose needs only
+    # the separator pass.
+    view = skeleton
+    if "<" in view.text:
+        view = rewrite(view, "words", _BLOCK_TAG, " ")
+        view = rewrite(view, "words", _INLINE_TAG, "")
+        # A second pass: removing `<b></b>` from `<<b></b>/b>` leaves a tag behind.
+        view = _markup(view)
+    view = _line_break_hyphens(view)
+    # no pass below adds a non-ASCII character
+    plain = not _UNICODE_WORD_OR_JOINER.search(non_ascii_chars(view.text))
+    view = _without_joiners(view)
+    # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
+    # `<!-**--->`) hide it until they are gone.
+    view = _markup(_line_break_hyphens(view))
+    view = rewrite(view, "words", _ASCII_SEPARATORS if plain else _SEPARATORS, " ")
+    view = _read_leetspeak(view)
+    if not view.text:
+        return View("words", " ", ConstantMap(0, 0))
+    lead, trail = not view.text.startswith(" "), not view.text.endswith(" ")
+    if lead or trail:
+        text = " " * lead + view.text + " " * trail
+        view = View("words", text, PaddedMap(view.offsets, len(view.text), int(lead), trail))
+    view = _drop_fillers(view)
+    if " now " in view.text:
+        view = rewrite(view, "words", _FILLER_NOW, "")
+    return view
