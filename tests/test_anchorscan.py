@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine.anchorscan import AnchorScan, build_scan, letter_scans
+from soulscan.engine.anchorscan import MAX_GROUPS, AnchorScan, build_scan, letter_scans
 from soulscan.engine.rulepack import builtin_packs, runtime_pack
 
 RUNTIME_ANCHORS = sorted({anchor for rule in runtime_pack().rules
@@ -142,3 +142,13 @@ def test_an_anchor_ending_at_its_pivot_is_probed_there() -> None:
 def test_probed_anchors_run_together(text: str) -> None:
     for min_rank in (0, 20):
         _exact(PROBED, min_rank, text)
+
+
+def test_a_scan_of_many_anchors_keeps_few_groups() -> None:
+    # Each group lengthens every find and each probe doubles what a find at its pivot can
+    # give: past ``MAX_GROUPS`` the rest are left to ``in`` (a scan of a thousand anchors
+    # would otherwise build millions of outcomes).
+    for min_rank in (11, 20):
+        scan = build_scan(ALL_ANCHORS, min_rank)
+        assert scan.pattern is not None and scan.pattern.groups <= MAX_GROUPS + 1
+        assert len(scan.outcomes) <= len(scan.by_tail) * 2 ** MAX_GROUPS

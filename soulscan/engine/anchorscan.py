@@ -32,6 +32,7 @@ pivot: they are left out (``pinned`` says which were kept), to be checked with `
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -43,6 +44,8 @@ from soulscan.engine.anchors import frequency_rank, rarity
 MIN_PIVOT_RANK = 20
 # A scan of its own for words of common characters pays from this many words a character.
 MIN_WORDS_A_LETTER = 2
+# The most capture groups (told-apart parts and probes) one scan's pattern gets.
+MAX_GROUPS = 4
 
 
 # What ``findall`` gives for one find: the pivot-to-end part, or (with groups that tell
@@ -96,15 +99,23 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
     by_tail: dict[str, list[str]] = {}
     for anchor, index in rarest_first:
         by_tail.setdefault(anchor[index:], []).append(anchor)
-    told_apart = {tail: back for tail, found in by_tail.items() if len(found) > 1
-                  for back in [_telling_place(found, pivots)] if back is not None}
+    # Each group makes every find a longer tuple (and each probe doubles what a find of its
+    # pivot can give): the first ``MAX_GROUPS`` in pattern order are kept, the rest left
+    # to ``in``.
+    told_apart = dict(itertools.islice(
+        ((tail, back) for tail, found in sorted(by_tail.items()) if len(found) > 1
+         for back in [_telling_place(found, pivots)] if back is not None), MAX_GROUPS))
     by_pivot: dict[str, list[str]] = {}  # each list in the order its alternatives are tried
     for anchor, index in rarest_first:
         tail = anchor[index:]
         if anchor not in by_pivot.get(anchor[index], ()):  # one told-apart part tried as one
             by_pivot.setdefault(anchor[index], []).extend(
                 by_tail[tail] if tail in told_apart else [anchor])
-    probes = {char: _probed(pinned, pivots, told_apart) for char, pinned in by_pivot.items()}
+    budget = MAX_GROUPS - len(told_apart)
+    probes = {}
+    for char, pinned in sorted(by_pivot.items()):
+        probes[char] = _probed(pinned, pivots, told_apart)[:max(budget, 0)]
+        budget -= len(probes[char])
     branches = []
     groups: list[tuple[str, str]] = []  # ("probe", anchor) or ("told", part), in group order
     for char, pinned in sorted(by_pivot.items()):
