@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.engine.anchors import fold
-from soulscan.hardened import decode
+from soulscan.hardened import blob_runs, decode, decoded_text, decoders
 
 _PLAIN_PATTERNS = {
     "base64": regex.compile(
@@ -57,7 +57,7 @@ def _plain_base64(blob: str) -> str | None:
 def _plain_reads_as_text(text: str, *, min_words: int = 3) -> bool:
     if not text or any(not (ch.isprintable() or ch in "\n\t") for ch in text):
         return False
-    words = decode._WORD.findall(text)
+    words = decoded_text._WORD.findall(text)
     if "\ufffd" in text or len(words) < min_words:
         return False
     letters = sum(ch.isalpha() or ch.isspace() for ch in text)
@@ -72,14 +72,14 @@ def _plain_printable(text: str) -> bool:
 
 _PLAIN_DECODERS = (
     ("base64", _plain_base64, 1),
-    ("base32", decode._base32, 1),
-    ("hex", decode._hex, 1),
+    ("base32", decoders.decode_base32, 1),
+    ("hex", decoders.decode_hex, 1),
     ("url", decode.unquote, 3),
-    ("escapes", decode._escapes, 3),
-    ("morse", decode._morse, 1),
-    ("nato", decode._nato, 1),
-    ("braille", decode._braille, 1),
-    ("uu", decode._uu, 1),
+    ("escapes", decoders.decode_escapes, 3),
+    ("morse", decoders.decode_morse, 1),
+    ("nato", decoders.decode_nato, 1),
+    ("braille", decoders.decode_braille, 1),
+    ("uu", decoders.decode_uu, 1),
 )
 
 
@@ -166,13 +166,13 @@ _BASE64_ALPHABET = string.ascii_letters + string.digits + "+/_-"
 @given(st.text(alphabet=_BASE64_ALPHABET, min_size=1, max_size=40), st.integers(0, 2))
 def test_base64_decoder_equals_b64decode(core: str, padding: int) -> None:
     blob = core + "=" * padding
-    assert decode._base64(blob) == _plain_base64(blob)
+    assert decoders.decode_base64(blob) == _plain_base64(blob)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=_BASE64_ALPHABET + "=", max_size=40))
 def test_base64_pattern_is_what_the_decoder_accepts(run: str) -> None:
-    """`_BASE64` matches a run whole exactly when the plain pattern does and `_base64`'s
+    """`_BASE64` matches a run whole exactly when the plain pattern does and `decode_base64`'s
     pre-checks accept it (a run it skips can never decode)."""
     plain = _PLAIN_PATTERNS["base64"].fullmatch(run)
     core = run.rstrip("=")
@@ -184,7 +184,7 @@ def test_base64_pattern_is_what_the_decoder_accepts(run: str) -> None:
             and (not core.isalpha() or len(core) >= 16)
         )
     )
-    assert bool(decode._BASE64.fullmatch(run)) is accepted
+    assert bool(blob_runs._BASE64.fullmatch(run)) is accepted
     if not accepted:
         assert _plain_base64(run) is None or not plain
 
@@ -194,10 +194,10 @@ def test_base64_pattern_is_what_the_decoder_accepts(run: str) -> None:
     st.text(alphabet="ab Z\n\t\r\x0b\x1c\u00e9\u0301\u200b\ufffd1.", max_size=30), st.integers(1, 3)
 )
 def test_readability_checks_equal_the_character_loops(text: str, min_words: int) -> None:
-    assert decode.reads_as_text(text, min_words=min_words) == _plain_reads_as_text(
+    assert decoded_text.reads_as_text(text, min_words=min_words) == _plain_reads_as_text(
         text, min_words=min_words
     )
-    assert decode._printable(text) == _plain_printable(text)
+    assert decoded_text._printable(text) == _plain_printable(text)
 
 
 @pytest.mark.parametrize(
