@@ -74,17 +74,17 @@ def test_legitimate_sequences_are_quiet(text: str) -> None:
 
 
 def _suspects_walking_every_cluster(text: str) -> list[tuple[int, str]]:
-    """The plain algorithm `_suspects` shortcuts: every cluster, every character."""
-    from soulscan.hardened import unicode
+    """The plain algorithm `suspect_characters` shortcuts: every cluster, every character."""
+    from soulscan.hardened import unicode_suspects
 
     found = []
-    for cluster_match in unicode._GRAPHEME.finditer(text):
+    for cluster_match in unicode_suspects._GRAPHEME.finditer(text):
         cluster, base = cluster_match.group(), cluster_match.start()
         for offset, char in enumerate(cluster):
-            if unicode._SUSPECT.match(char) and not unicode._legit_in_emoji(
+            if unicode_suspects._SUSPECT.match(char) and not unicode_suspects._legit_in_emoji(
                 text, base + offset, cluster
             ):
-                found.append((base + offset, unicode._classify(char)))
+                found.append((base + offset, unicode_suspects._classify(char)))
     return found
 
 
@@ -100,15 +100,15 @@ _PIECES = [
 def test_suspects_match_a_walk_over_every_cluster(seed: int) -> None:
     import random
 
-    from soulscan.hardened import unicode
+    from soulscan.hardened import unicode_suspects
 
     rng = random.Random(seed)
     text = "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 60)))
     expected = _suspects_walking_every_cluster(text)
-    assert unicode._suspects(text) == expected
+    assert unicode_suspects.suspect_characters(text) == expected
     if not text.isascii():
-        pattern = unicode._suspect_pattern(text)
-        assert unicode._suspects_in_every_cluster(text, pattern) == expected
+        pattern = unicode_suspects._suspect_pattern(text)
+        assert unicode_suspects._suspects_in_every_cluster(text, pattern) == expected
 
 
 _EMOJI_AND_SUSPECTS = _PIECES + [
@@ -122,23 +122,23 @@ _EMOJI_AND_SUSPECTS = _PIECES + [
 def test_both_suspect_paths_match_a_walk_over_every_cluster(pieces: list[str]) -> None:
     """The walk from suspect to suspect and the pass over every cluster (chosen by how dense
     the suspects are) both find what judging every character of every cluster finds."""
-    from soulscan.hardened import unicode
+    from soulscan.hardened import unicode_suspects
 
     text = "".join(pieces)
     expected = _suspects_walking_every_cluster(text)
-    assert unicode._suspects(text) == expected
+    assert unicode_suspects.suspect_characters(text) == expected
     if not text.isascii():
-        pattern = unicode._suspect_pattern(text)
-        assert unicode._suspects_in_every_cluster(text, pattern) == expected
+        pattern = unicode_suspects._suspect_pattern(text)
+        assert unicode_suspects._suspects_in_every_cluster(text, pattern) == expected
 
 
 def test_dense_suspects_take_the_every_cluster_path() -> None:
-    from soulscan.hardened import unicode
+    from soulscan.hardened import unicode_suspects
 
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467 "
     text = (family + "\u2764\ufe0f\u200b") * 500
-    assert unicode._suspects(text) == _suspects_walking_every_cluster(text)
-    assert len(unicode._suspects(text)) == 500
+    assert unicode_suspects.suspect_characters(text) == _suspects_walking_every_cluster(text)
+    assert len(unicode_suspects.suspect_characters(text)) == 500
 
 
 def test_homoglyph_words_in_long_letter_runs() -> None:

@@ -7,15 +7,16 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.hardened import unicode
+from soulscan.hardened import unicode, unicode_suspects
 
 _CODE_POINTS = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
 
 
 def test_suspect_ranges_are_exactly_the_suspect_class() -> None:
-    regex_class = {cp for cp in _CODE_POINTS if unicode._SUSPECT.match(chr(cp))}
-    re_class = {cp for cp in _CODE_POINTS if unicode._SUSPECT_CHARS.match(chr(cp))}
-    bmp_class = {cp for cp in _CODE_POINTS if unicode._BMP_SUSPECT_CHARS.match(chr(cp))}
+    suspects = unicode_suspects
+    regex_class = {cp for cp in _CODE_POINTS if suspects._SUSPECT.match(chr(cp))}
+    re_class = {cp for cp in _CODE_POINTS if suspects._SUSPECT_CHARS.match(chr(cp))}
+    bmp_class = {cp for cp in _CODE_POINTS if suspects._BMP_SUSPECT_CHARS.match(chr(cp))}
     assert re_class == regex_class
     assert bmp_class == {cp for cp in regex_class if cp < 0x10000}
 
@@ -29,7 +30,7 @@ def test_suspect_ranges_are_exactly_the_suspect_class() -> None:
     ],
 )
 def test_suspect_pattern_covers_the_planes_of_the_text(text: str, pattern: str) -> None:
-    assert unicode._suspect_pattern(text) is getattr(unicode, pattern)
+    assert unicode_suspects._suspect_pattern(text) is getattr(unicode_suspects, pattern)
 
 
 _MARKS = "\u0301\u0316\u20e3\U0001d165\u0488"
