@@ -133,11 +133,14 @@ def _belongs_to_emoji(char: str, previous: str, following: str) -> bool:
 
 
 def _joins_letters(previous: str, following: str) -> bool:
+    # A blank filler (U+3164, U+FFA0) or a Khmer inherent vowel counts as a letter but is
+    # removed itself: a joiner kept for it would join nothing on the next run.
     return (
         bool(previous)
         and bool(following)
         and _JOINING_LETTER.match(previous) is not None
         and _JOINING_LETTER.match(following) is not None
+        and not is_removable(following)
     )
 
 

@@ -144,6 +144,15 @@ def context_texts(draw: st.DrawFn) -> tuple[str, list[tuple[int, int]]]:
     return text, spans
 
 
+@pytest.mark.parametrize("filler", ["\u3164", "\uffa0", "\u17b4"])
+def test_a_joiner_before_a_removed_letter_goes_too(filler: str) -> None:
+    # hypothesis found it: the ZWNJ was kept for the Hangul filler after it, which was
+    # removed, so a second run removed the ZWNJ (not idempotent)
+    fix = fix_text("\u0645\u0631\u062d\u0628\u0627\u200c" + filler)
+    assert fix.fixed == "\u0645\u0631\u062d\u0628\u0627"
+    assert not fix_text(fix.fixed).changed
+
+
 @settings(max_examples=300, deadline=None)
 @given(context_texts())
 def test_fix_properties(case: tuple[str, list[tuple[int, int]]]) -> None:
