@@ -42,6 +42,7 @@ _INVISIBLE = regex.compile(
 # an ASCII text is scanned several times faster without the Unicode property tables.
 _ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
 _NON_ASCII = regex.compile(r"[^\x00-\x7f]")
+_DOTTED_CAPITAL_I = regex.compile("\u0130")
 # The characters NFKC may change when normalised alone: every other one (ASCII, or NFKC
 # quick check Yes) is its own NFKC form (tests/test_hardened_views.py checks every code point),
 # so an emoji or CJK text needs no call per character.
@@ -127,7 +128,11 @@ def _lower(view: View, name: str) -> View:
     lowered = view.text.lower()
     if len(lowered) == len(view.text):
         return View(name, lowered, view.offsets)
-    return rewrite(view, name, _NON_ASCII, lambda m: m.group().lower())
+    # `İ` is the only character whose lower case is longer (i + U+0307): it alone goes by rewrite,
+    # then everything else lowers one to one. (Lowering only the non-ASCII characters here
+    # left `İ IGNORE ALL PREVIOUS INSTRUCTIONS` upper-case: one `İ` hid a file from SS101.)
+    view = rewrite(view, name, _DOTTED_CAPITAL_I, "i\u0307")
+    return View(name, view.text.lower(), view.offsets)
 
 
 def nfkc_view(raw: View) -> View:

@@ -88,8 +88,8 @@ def skeleton(text: str) -> CharView:
     lowered = view.text.lower()
     if len(lowered) == len(view.text):
         view = CharView(lowered, view.starts, view.ends)
-    else:  # only the non-ASCII characters are lowered then (what the views have always done)
-        view = rewrite(view, v._NON_ASCII, lambda m: m.group().lower())
+    else:  # `İ` lowers to two characters: each character lowered on its own
+        view = rewrite(view, regex.compile(r"(?s)."), lambda m: m.group().lower())
     if regex.search(r"[^\x00-\x7f]", view.text):
         view = rewrite(view, v._NON_ASCII_WORD, v._fold_word)
     return view
