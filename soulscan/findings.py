@@ -100,7 +100,10 @@ def document_findings(
     hardened: list[_Draft] = []
     for region in document.regions:
         if profile == "runtime":
-            runtime.extend(_runtime_findings(context, region, _runtime_window(region)))
+            # The window's text is the one the verdict's ids were found in: only their
+            # rules have occurrences there.
+            runtime.extend(_runtime_findings(context, region, _runtime_window(region),
+                                             region.ids))
         elif profile == "all" and not _runtime_cleared(region):
             runtime.extend(_runtime_findings(context, region, region.text))
         if profile in ("hardened", "all"):
@@ -231,12 +234,15 @@ class _FileContext:
         )
 
 
-def _runtime_findings(context: _FileContext, region: Region, text: str) -> Iterator[_Draft]:
-    """Occurrences of the runtime's rules in ``text``, a prefix of the region's text."""
+def _runtime_findings(
+    context: _FileContext, region: Region, text: str, verdict: Sequence[str] | None = None
+) -> Iterator[_Draft]:
+    """Occurrences of the runtime's rules in ``text``, a prefix of the region's text
+    (``verdict``: the runtime's ids for exactly this text, see ``runtime_matches``)."""
     if not text:
         return
     facts_of: dict[str, RuleFacts] = {}  # one rule (or hidden character) a rule id
-    for match in context.admit_all(runtime_matches(text, region.scope)):
+    for match in context.admit_all(runtime_matches(text, region.scope, verdict)):
         span = Span(region.offset + match.start, region.offset + match.end)
         facts = facts_of.get(match.rule_id)
         if facts is None:

@@ -17,6 +17,7 @@ import gc
 import itertools
 import operator
 import re
+from collections.abc import Collection
 from typing import NamedTuple
 
 from soulscan.engine.prefilter import RuleSetGate, gated_python_re
@@ -56,6 +57,10 @@ def _invisible_pattern() -> re.Pattern[str]:
 
 def invisible_id(ch: str) -> str:
     return f"invisible_unicode_U+{ord(ch):04X}"
+
+
+def _is_invisible_id(finding: str) -> bool:
+    return finding.startswith("invisible_unicode_")
 
 
 def _members(scope: str) -> frozenset[str]:
@@ -146,20 +151,33 @@ class RuntimeMatch(NamedTuple):
     end: int
 
 
-def runtime_matches(text: str, scope: str) -> list[RuntimeMatch]:
+def runtime_matches(
+    text: str, scope: str, verdict: Collection[str] | None = None
+) -> list[RuntimeMatch]:
     """Every occurrence of every runtime finding in ``text`` (the whole text, not
     just the scan window: callers compare spans with ``MAX_SCAN_CHARS`` to tell
-    whether the runtime would have seen them), ordered by (start, end, rule id)."""
+    whether the runtime would have seen them), ordered by (start, end, rule id).
+
+    ``verdict``: the ids ``scan_for_threats(text, scope)`` gave, for a ``text`` no longer
+    than the scan window. Only those rules are run (and the invisible characters only
+    when the verdict names one): a rule the scan found nowhere has no occurrence in the
+    same text, so the matches are the same without the gate's pass over the text.
+    """
     gate = _GATES.get(scope) or _gate_for_scope(scope)
+    if verdict is not None and len(text) > MAX_SCAN_CHARS:
+        raise ValueError("runtime_matches: a verdict speaks only for the scan window")
     mapped = nfkc_mapped(text)
     prepared = gate.prepare(mapped.text)
+    entries = (gate.candidates(prepared) if verdict is None
+               else [entry for entry in gate.rules if entry.rule.id in verdict])
     found: list[RuntimeMatch] = []
-    for entry in gate.candidates(prepared):
+    for entry in entries:
         rule = entry.rule
         for start, end in entry.finditer(prepared):
             src_start, src_end = mapped.source_span(start, end)
             found.append(RuntimeMatch(rule.id, rule, src_start, src_end))
-    matches = _invisible_matches(text)  # already in order
+    matches = (_invisible_matches(text)  # already in order
+               if verdict is None or any(map(_is_invisible_id, verdict)) else [])
     if len(found) > _FEW_MATCHES:
         matches.extend(found)
         matches.sort(key=_match_order)
