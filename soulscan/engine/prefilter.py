@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
+import regex
+
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
 from soulscan.engine.anchorscan import build_scan, letter_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
@@ -85,7 +87,7 @@ class GatedRule:
         places = self._start_places(prepared)
         if places is None:
             return (found.span() for found in self.pattern.finditer(prepared.text))
-        return _matches_at(self.pattern, prepared.text, sorted(set(places)))
+        return matches_at(self.pattern, prepared.text, sorted(set(places)))
 
     def _ruled_out(self, prepared: PreparedText) -> bool:
         """Does the stretch every match holds occur nowhere? (False when unsure: too many
@@ -259,8 +261,11 @@ def start_places(haystack: str, starts: Sequence[str], limit: int, most: int) ->
     return places
 
 
-def _matches_at(pattern: re.Pattern[str], text: str,
-                places: list[int]) -> Iterator[tuple[int, int]]:
+def matches_at(
+    pattern: re.Pattern[str] | regex.Pattern[str], text: str, places: Iterable[int]
+) -> Iterator[tuple[int, int]]:
+    """The span of the match at each of `places` (in increasing order) that the previous
+    match does not cover: what ``finditer`` gives when every match starts at one of them."""
     end = 0
     for place in places:
         if place < end:

@@ -29,7 +29,7 @@ import regex
 
 from soulscan.engine.anchors import extract_regex_anchors, fold, rarity
 from soulscan.engine.matcher import PreparedText
-from soulscan.engine.prefilter import start_places
+from soulscan.engine.prefilter import matches_at, start_places
 from soulscan.engine.segments import MIN_START_RARITY
 from soulscan.hardened.anchor_finder import KeyedStrings, WordsIndex
 
@@ -84,7 +84,7 @@ class BranchSearch:
         text = prepared.text
         places = self._places(prepared, words, present) if self.starts is not None else None
         if places is not None:
-            return _matches_at(self.pattern, text, places)
+            return list(matches_at(self.pattern, text, places))
         return [match.span() for match in self.pattern.finditer(text)]
 
     def _places(
@@ -109,22 +109,6 @@ class BranchSearch:
             if len(places) > most:
                 return None
         return sorted(places)
-
-
-def _matches_at(pattern: regex.Pattern[str], text: str, places: list[int]) -> list[tuple[int, int]]:
-    """The match at each place not inside the previous match (the loop of
-    ``soulscan.engine.prefilter._matches_at``, which now takes ``re`` patterns only)."""
-    spans = []
-    end = 0
-    match = pattern.match
-    for place in places:
-        if place < end:
-            continue
-        found = match(text, place)
-        if found is not None:
-            spans.append(found.span())
-            end = found.end()
-    return spans
 
 
 # The most characters a search tries before the strings that place it.
