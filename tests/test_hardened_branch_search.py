@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText
-from soulscan.hardened.analyze import hardened_rules
 from soulscan.hardened.branch_search import BranchSearch, Starts, leading_strings, starts_union
 from soulscan.hardened.gate import gated_rule
+from soulscan.hardened.view_rules import hardened_rules
 from soulscan.hardened.views import VIEW_NAMES
 
 V0, I = regex.V0, regex.V0 | regex.IGNORECASE

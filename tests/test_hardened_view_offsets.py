@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from support.views_reference import REFERENCE_VIEWS
 
 from soulscan.bench import corpus_texts
-from soulscan.hardened.analyze import hardened_rules
 from soulscan.hardened.view_offsets import EditedMap, Edits, IdentityMap
+from soulscan.hardened.view_rules import hardened_rules
 from soulscan.hardened.views import VIEW_NAMES, Views
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"

@@ -26,9 +26,6 @@ from soulscan.hermes.scanner import MAX_SCAN_CHARS
 if TYPE_CHECKING:
     from soulscan.hermes.documents import RuntimeDocument
 
-# `hardened_rules` lives in view_rules now; it is still imported from here
-__all__ = ["KINDS", "QUOTED_RULE_ID", "HardenedMatch", "analyze", "hardened_rules"]
-
 MAX_DECODE_DEPTH = 2
 # The pipeline passes soul|hermes|agents|claude|cursorrules|mdc|memory|user|skill|payload;
 # any kind a rule pack may name (config, cron, prefill, ...) is accepted too.

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from soulscan.engine.matcher import rule_finditer
 from soulscan.engine.rulepack import Rule
-from soulscan.hardened.analyze import hardened_rules
+from soulscan.hardened.view_rules import hardened_rules
 from soulscan.models import Severity
 
 SKILL_FILE = "SKILL.md"
