@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from soulscan.models import Location
 
-# Newlines are looked for at least this far ahead at a time (and twice as far as before),
-# so a file whose findings all sit near its start is never read to its end.
+# Newlines are looked for at least this far ahead at a time (and the stretch read at least
+# doubles each time), so a file whose findings all sit near its start is never read to its end.
 _FIRST_STRETCH = 4096
 
 

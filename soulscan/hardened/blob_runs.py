@@ -28,8 +28,8 @@ _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){5,32768}(?![0-9A-Za-z])")
 # set to the next): at least 8 long but not 8-15 letters (`decode_base64` and
 # `decode_base32` reject those, and hex without a digit decodes to non-ASCII text too short
 # to keep), and either a base64 blob whole or holding 8 base32 or 10 hex characters in a
-# row. The blob patterns then search only these runs; their lookarounds see the characters
-# around a run as before.
+# row. The blob patterns then search each run alone: where a lookaround meets a run's edge,
+# the text holds a character outside the set, which it rejects as it rejects the string's end.
 _RUN = "A-Za-z0-9+/=_-"
 _CANDIDATE_RUN = (
     rf"(?=[{_RUN}]{{8}})(?![A-Za-z]{{8,15}}(?![{_RUN}]))"

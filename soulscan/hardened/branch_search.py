@@ -70,7 +70,8 @@ class BranchSearch:
 
     @functools.cached_property
     def _ignorecase(self) -> bool:
-        return bool(self.pattern.flags & regex.IGNORECASE)  # an enum operation: kept
+        # cached: `flags & IGNORECASE` is a slow enum operation, not worth repeating a text
+        return bool(self.pattern.flags & regex.IGNORECASE)
 
     def spans(
         self,
