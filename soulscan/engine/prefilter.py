@@ -41,6 +41,12 @@ from soulscan.engine.segments import NecessaryRun, necessary_run
 _CHARS_PER_START = 48
 
 
+def most_places(length: int) -> int:
+    """How many places a pattern is worth trying at in a text of `length` characters:
+    past that, one search of the whole text is cheaper."""
+    return length // _CHARS_PER_START + 4
+
+
 @dataclass(frozen=True)
 class GatedRule:
     rule: Rule
@@ -97,7 +103,7 @@ class GatedRule:
             return False
         text = prepared.text
         haystack = prepared.folded if necessary.folded else text
-        places = start_places(haystack, necessary.starts, len(text), len(text) // _CHARS_PER_START + 4)
+        places = start_places(haystack, necessary.starts, len(text), most_places(len(text)))
         return places is not None and not necessary.occurs_at(text, places)
 
     def _start_places(self, prepared: PreparedText) -> list[int] | None:
@@ -108,7 +114,7 @@ class GatedRule:
         folded = self.rule.anchors_folded
         haystack = prepared.folded if folded else text
         starts = [start for start in self.starts if not prepared.known_absent(start, folded)]
-        return start_places(haystack, starts, len(text), len(text) // _CHARS_PER_START + 4)
+        return start_places(haystack, starts, len(text), most_places(len(text)))
 
 
 def gated_python_re(rule: Rule) -> GatedRule:

@@ -11,7 +11,7 @@ only those places can start one. ``match(text, place)`` sees the whole text, so 
 leaves the whole-text ``finditer``.
 
 A text with many places is searched whole instead: one ``finditer`` is cheaper than hundreds of
-``match`` calls (``soulscan.engine.prefilter`` has the same trade-off for the runtime rules).
+``match`` calls (``soulscan.engine.prefilter.most_places``, the runtime rules' trade-off too).
 ``tests/test_hardened_branch_search.py`` compares this with ``finditer``, branch by branch.
 """
 
@@ -29,12 +29,9 @@ import regex
 
 from soulscan.engine.anchors import extract_regex_anchors, fold, rarity
 from soulscan.engine.matcher import PreparedText
-from soulscan.engine.prefilter import matches_at, start_places
+from soulscan.engine.prefilter import matches_at, most_places, start_places
 from soulscan.engine.segments import MIN_START_RARITY
 from soulscan.hardened.anchor_finder import KeyedStrings, WordsIndex
-
-# Trying a pattern at one place costs about as much as searching this many characters.
-CHARS_PER_START = 48
 
 
 @dataclass(frozen=True)
@@ -94,7 +91,7 @@ class BranchSearch:
         """Every place where a match can start, or None when there are too many to try."""
         text = prepared.text
         haystack = prepared.folded if self._ignorecase else text
-        most = len(text) // CHARS_PER_START + 4
+        most = most_places(len(text))
         places: set[int] = set()
         needs = self.needs
         for starts in self.starts or ():
