@@ -3,43 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, TypeVar
-
-_Frozen = TypeVar("_Frozen", bound=type)
-
-
-def filled_in_one_step(cls: _Frozen) -> _Frozen:
-    """Give a frozen dataclass an ``__init__`` that fills the instance's ``__dict__`` in one
-    step, with the signature the dataclass made (same parameters, order and defaults).
-
-    A frozen dataclass sets each field through ``object.__setattr__``: half the cost of
-    building a seven-field ``Region``, and the loader builds several such values for every
-    file. Still frozen (assignment raises), typed (type checkers read the dataclass
-    signature) and equal (fields, repr and equality are the dataclass's own).
-    """
-    params: list[str] = []
-    defaults: dict[str, Any] = {}
-    for item in fields(cls):
-        if item.default_factory is not MISSING or not item.init or item.kw_only:
-            raise TypeError(f"{cls.__name__}.{item.name}: only plain fields are filled in one step")
-        if item.default is MISSING:
-            params.append(item.name)
-        else:
-            defaults[f"_default_{item.name}"] = item.default
-            params.append(f"{item.name}=_default_{item.name}")
-    if hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__name__}: __post_init__ would be skipped")
-    filled = ", ".join(f"{item.name!r}: {item.name}" for item in fields(cls))
-    source = f"def __init__(self, {', '.join(params)}):\n    self.__dict__.update({{{filled}}})\n"
-    namespace: dict[str, Any] = {}
-    exec(source, defaults, namespace)  # noqa: S102 (built from field names, as dataclasses does)
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    init.__annotations__ = {item.name: item.type for item in fields(cls)} | {"return": None}
-    cls.__init__ = init  # type: ignore[misc]
-    return cls
+from dataclasses import dataclass, field
 
 
 class Severity(enum.IntEnum):
@@ -80,7 +44,6 @@ ORIGIN_RUNTIME = "runtime"
 ORIGIN_HARDENED = "hardened"
 
 
-@filled_in_one_step
 @dataclass(frozen=True)
 class Span:
     """A half-open range of code-point offsets into the original decoded text."""
@@ -89,7 +52,6 @@ class Span:
     end: int
 
 
-@filled_in_one_step
 @dataclass(frozen=True)
 class Location:
     """1-based line and column, in code points, of a span in the original file."""
@@ -118,7 +80,6 @@ class Finding:
     extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
 
-@filled_in_one_step
 @dataclass(frozen=True)
 class RuntimeSummary:
     """What Hermes 0.19.0 does with one file: load, block, truncate or skip."""
@@ -130,7 +91,6 @@ class RuntimeSummary:
     detail: str | None = None  # why a skip; what truncation dropped
 
 
-@filled_in_one_step
 @dataclass(frozen=True)
 class FileResult:
     path: str
@@ -139,7 +99,6 @@ class FileResult:
     findings: tuple[Finding, ...] = ()
 
 
-@filled_in_one_step
 @dataclass(frozen=True)
 class ScanError:
     path: str

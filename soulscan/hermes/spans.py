@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from soulscan.models import Span, filled_in_one_step
+from soulscan.models import Span
 
 
-@filled_in_one_step
 @dataclass(frozen=True)
 class Region:
     """One unit the runtime scans: a whole context file, or one memory entry."""
