@@ -67,19 +67,9 @@ class JudgedSection(NamedTuple):
     def whole_region(self) -> Region:
         """The scanned unit of a section that reaches the model whole (no cut): what
         ``region`` gives for the one kept range ``(0, len(section))``."""
-        prepared = self.prepared
-        start = prepared.scan_start
+        start = self.prepared.scan_start
         content = len(self.content)
-        visible = () if self.ids or not content else (Span(start, start + content),)
-        return Region(
-            text=prepared.scanned,
-            offset=start,
-            scope="context",
-            ids=self.ids,
-            effect=EFFECT_BLOCKS_FILE if self.ids else EFFECT_NONE,
-            scanned=Span(start, start + min(len(prepared.scanned), MAX_SCAN_CHARS)),
-            visible=visible,
-        )
+        return self._region(() if self.ids or not content else (Span(start, start + content),))
 
     def region(self, kept: Iterable[tuple[int, int]], section_start: int = 0) -> Region:
         """The scanned unit, with what survives ``kept`` ranges of the enclosing text.
@@ -87,18 +77,21 @@ class JudgedSection(NamedTuple):
         ``section_start`` is where this section begins in the truncated unit (the
         cursor bundle holds several sections).
         """
-        prepared = self.prepared
         visible = () if self.ids else visible_spans(
-            kept, section_start + len(self.header), len(self.content), prepared.scan_start
+            kept, section_start + len(self.header), len(self.content), self.prepared.scan_start
         )
-        scan_end = prepared.scan_start + min(len(prepared.scanned), MAX_SCAN_CHARS)
+        return self._region(visible)
+
+    def _region(self, visible: tuple[Span, ...]) -> Region:
+        prepared = self.prepared
+        start = prepared.scan_start
         return Region(
             text=prepared.scanned,
-            offset=prepared.scan_start,
+            offset=start,
             scope="context",
             ids=self.ids,
             effect=EFFECT_BLOCKS_FILE if self.ids else EFFECT_NONE,
-            scanned=Span(prepared.scan_start, scan_end),
+            scanned=Span(start, start + min(len(prepared.scanned), MAX_SCAN_CHARS)),
             visible=visible,
         )
 
