@@ -117,27 +117,18 @@ class EscapedText:
     # Where character i starts in ``escaped``, one more at the end; None when nothing
     # was escaped (the offsets are then the characters' own).
     offsets: tuple[int, ...] | None
-    length: int  # of the original text
 
     @classmethod
     def of(cls, text: str) -> EscapedText:
         hidden = set() if _needs_no_escape(text) else set(_HIDDEN.findall(text))
         if not hidden:
-            return cls(text, None, len(text))
+            return cls(text, None)
         escapes = {char: _ESCAPES[char] for char in hidden}
         # One escape or the character itself for each character, mapped in C: a stretch
         # dense with hidden characters costs no Python call per character or run.
         pieces = list(map(escapes.get, text, text))
         offsets = (0, *itertools.accumulate(map(len, pieces)))
-        return cls("".join(pieces), offsets, len(text))
-
-    def escaped_slice(self, start: int, end: int) -> str:
-        """``escape_text(text[start:end])`` for 0 <= start <= end."""
-        end = min(end, self.length)
-        start = min(start, end)
-        if self.offsets is None:
-            return self.escaped[start:end]
-        return self.escaped[self.offsets[start] : self.offsets[end]]
+        return cls("".join(pieces), offsets)
 
 
 def is_hidden(char: str) -> bool:

@@ -65,16 +65,6 @@ def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None
     )
 
 
-def escaped_excerpt(line: EscapedText, start: int, end: int) -> Excerpt:
-    """``excerpt(text, start, end, None)`` of a line without secrets, already escaped."""
-    end = min(max(end, start), line.length)
-    return Excerpt(
-        shorten_left(line.escaped_slice(max(0, start - BEFORE_LIMIT - 1), start), BEFORE_LIMIT),
-        shorten(line.escaped_slice(start, min(end, start + MATCH_LIMIT + 1)), MATCH_LIMIT),
-        shorten(line.escaped_slice(end, end + AFTER_LIMIT + 1), AFTER_LIMIT),
-    )
-
-
 # A line longer than this is screened for secrets around each finding, not as a whole.
 LONG_LINE = 2 * REDACTION_MARGIN
 
