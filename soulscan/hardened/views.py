@@ -41,7 +41,6 @@ _INVISIBLE = regex.compile(
 # The ASCII members of `_INVISIBLE` (no Default_Ignorable or Cf character is ASCII), for `re`:
 # an ASCII text is scanned several times faster without the Unicode property tables.
 _ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
-_NON_ASCII = regex.compile(r"[^\x00-\x7f]")
 _DOTTED_CAPITAL_I = regex.compile("\u0130")
 # The characters NFKC may change when normalised alone: every other one (ASCII, or NFKC
 # quick check Yes) is its own NFKC form (tests/test_hardened_views.py checks every code point),
@@ -129,8 +128,8 @@ def _lower(view: View, name: str) -> View:
     if len(lowered) == len(view.text):
         return View(name, lowered, view.offsets)
     # `İ` is the only character whose lower case is longer (i + U+0307): it alone goes by rewrite,
-    # then everything else lowers one to one. (Lowering only the non-ASCII characters here
-    # left `İ IGNORE ALL PREVIOUS INSTRUCTIONS` upper-case: one `İ` hid a file from SS101.)
+    # then everything else lowers one to one. (The whole text is lowered: lowering only the
+    # non-ASCII characters would leave `İ IGNORE ALL PREVIOUS INSTRUCTIONS` unread by SS101.)
     view = rewrite(view, name, _DOTTED_CAPITAL_I, "i\u0307")
     return View(name, view.text.lower(), view.offsets)
 
