@@ -140,11 +140,11 @@ def _drop_fillers(view: View) -> View:
     if not fillers:
         return view
 
-    def dropped() -> Iterator[Edits]:
-        spaced = [len(token) + 1 for token in tokens]  # each token with the space after it
-        dropped = list(map(FILLER_WORDS.__contains__, tokens))
-        starts = list(itertools.compress(itertools.accumulate(spaced, initial=0), dropped))
-        ends = list(map(operator.add, starts, itertools.compress(spaced, dropped)))
+    def filler_edits() -> Iterator[Edits]:
+        widths = [len(token) + 1 for token in tokens]  # each token with the space after it
+        is_filler = list(map(FILLER_WORDS.__contains__, tokens))
+        starts = list(itertools.compress(itertools.accumulate(widths, initial=0), is_filler))
+        ends = list(map(operator.add, starts, itertools.compress(widths, is_filler)))
         yield Edits.uniform(starts, ends, 0)
 
     # One `replace` a filler found (a C scan) instead of a join of every token; a repeated
@@ -154,7 +154,7 @@ def _drop_fillers(view: View) -> View:
         spaced = f" {filler} "
         while spaced in kept:
             kept = kept.replace(spaced, " ")
-    return View("words", kept, EditedMap(view.offsets, dropped()))
+    return View("words", kept, EditedMap(view.offsets, filler_edits()))
 
 
 def words_view(skeleton: View) -> View:
