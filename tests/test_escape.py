@@ -190,7 +190,8 @@ def test_escaped_text_slices_are_the_escapes_of_the_slices(text: str, start: int
 
 
 def _shorten_with_escapes_checked(escaped: str, limit: int, *, keep_end: bool) -> str:
-    """The cut as worked out before text without a backslash took its short cut."""
+    """The cut with every escape sequence checked: the reference for the short cut that text
+    without a backslash takes."""
     if len(escaped) <= limit:
         return escaped
     cut = len(escaped) - limit if keep_end else limit
