@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 from soulscan.engine.anchors import NON_ASCII
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.hardened import gate
-from soulscan.hardened.anchor_finder import WordsIndex, pivot_finder, token_finder
+from soulscan.hardened.anchor_finder import (
+    IN_CALL_CHARS,
+    PivotFinder,
+    WordsIndex,
+    pivot_finder,
+    token_finder,
+)
 from soulscan.hardened.view_rules import ViewRules, hardened_rules, rule_spans, view_gate
 from soulscan.hardened.views import VIEW_NAMES, Views
 
@@ -106,6 +112,8 @@ def test_gate_keeps_every_match_on_the_shared_corpora() -> None:
 
 # The finders: exactly the anchors `in` finds, whatever the text.
 _VIEW_ANCHORS = {view: sorted(view_gate(view, "agents").anchors) for view in VIEW_NAMES}
+# finders that build their scans at once (the shared ones answer small texts with ``in``)
+_SCANNING = {view: PivotFinder(anchors, in_budget=0) for view, anchors in _VIEW_ANCHORS.items()}
 
 
 def _assert_finders_exact(text: str) -> None:
@@ -117,9 +125,23 @@ def _assert_finders_exact(text: str) -> None:
         if folded.endswith(NON_ASCII):
             expected.add(NON_ASCII)
         assert pivot_finder(anchors).present(folded) == expected, (view, text[:200])
+        # both ways a finder answers: its scans, and an ``in`` per anchor before it builds them
+        for finder in _SCANNING[view], PivotFinder(anchors, in_budget=10**12):
+            assert finder.present(folded) == expected, (view, text[:200])
         if view == "words":
             assert token_finder(anchors).present(folded) == expected, text[:200]
             assert token_finder(anchors).present(folded, WordsIndex.of(folded)) == expected
+
+
+def test_a_finder_builds_its_scans_once_in_has_read_its_budget() -> None:
+    anchors = _VIEW_ANCHORS["raw"]
+    texts = [PreparedText(text).folded for text in EXAMPLES[:4]]
+    first_reads = (len(texts[0]) + IN_CALL_CHARS) * len(anchors)
+    finder = PivotFinder(anchors, in_budget=first_reads)
+    for index, folded in enumerate(texts):
+        assert finder.present(folded) == {a for a in anchors if a in folded} | (
+            {NON_ASCII} if folded.endswith(NON_ASCII) else set())
+        assert (finder._scans is None) == (index == 0)
 
 
 @pytest.mark.parametrize("text", EXAMPLES[::3])

@@ -38,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from soulscan.engine.anchors import frequency_rank, rarity
+from soulscan.engine.re_cache import compile_cached
 
 # A pivot must be at least this far down the frequency ranking (``b``, ``k``, ``v``, ``w``,
 # ``x``, punctuation...): rarer pivots mean fewer places where ``re`` leaves C.
@@ -149,7 +150,8 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
                 key = _found(tail, groups, tail, char, seen)
                 outcomes[key] = (tuple(dict.fromkeys((*proven, *seen))) if seen else proven, unsure)
     return AnchorScan(
-        pattern=re.compile("(" + "|".join(branches) + ")"),
+        # a big alternation re parses in pure Python: its program is kept on disk
+        pattern=compile_cached("(" + "|".join(branches) + ")"),
         pinned=frozenset(pivots),
         by_tail={tail: tuple(found) for tail, found in by_tail.items()},
         neighbours=neighbours,

@@ -5,7 +5,9 @@ Two finders answer exactly for every anchor they are given, each suited to one k
 
 * ``PivotFinder``: one ``re`` pass that stops only at rare characters finds the anchors
   holding one (``soulscan.engine.anchorscan``), and one pass a shared letter the anchors
-  made only of common characters; the few left are each searched with ``in``;
+  made only of common characters; the few left are each searched with ``in``. The passes
+  are built at first need: the first small texts are answered with an ``in`` per anchor,
+  which costs less than building them;
 * ``TokenFinder`` (the words view, a text of words separated by single spaces): an anchor
   of several words is searched for only when the text holds its words (``KeyedStrings``:
   set intersections with the ``WordsIndex`` built by one split into tokens); the anchors
@@ -25,7 +27,7 @@ from typing import Protocol
 import regex
 
 from soulscan.engine.anchors import NON_ASCII
-from soulscan.engine.anchorscan import MIN_PIVOT_RANK, build_scan, letter_scans
+from soulscan.engine.anchorscan import MIN_PIVOT_RANK, AnchorScan, build_scan, letter_scans
 
 
 class AnchorFinder(Protocol):
@@ -47,22 +49,47 @@ def token_finder(anchors: frozenset[str]) -> TokenFinder:
     return TokenFinder(sorted(anchors))
 
 
+# Building a finder's scans costs milliseconds (``build_scan`` works out hundreds of
+# anchors' pivots, ``re`` compiles the alternation): a run that scans one small file pays
+# it for a lookup an ``in`` per anchor does in a fraction of one. A finder answers with
+# ``in`` until that has read about this many characters (a text's length, plus a call's
+# overhead, times the anchors it looks for: about half a millisecond per million), less
+# than the build costs, then builds its scans.
+IN_BUDGET = 8_000_000
+IN_CALL_CHARS = 100  # an ``in`` of a tiny text still costs a call
+
+
 class PivotFinder:
-    def __init__(self, anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> None:
-        anchors = set(anchors)
-        scan = build_scan(anchors, min_rank)
-        # anchors of common letters only: one scan a letter several of them share
-        self.scans = (scan, *letter_scans(anchors - scan.pinned))
-        pinned = frozenset().union(*(scan.pinned for scan in self.scans))
-        self.unpinned = tuple(sorted(anchors - pinned))
+    def __init__(self, anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
+                 in_budget: int = IN_BUDGET) -> None:
+        self.anchors = tuple(sorted(set(anchors)))
+        self._min_rank = min_rank
+        self._in_budget = in_budget
+        self._scans: tuple[tuple[AnchorScan, ...], tuple[str, ...]] | None = None
 
     def found_in(self, text: str) -> set[str]:
         """Exactly the anchors that occur in `text`."""
-        found = self.scans[0].present(text)
-        for scan in self.scans[1:]:
+        if self._scans is None:
+            reads = (len(text) + IN_CALL_CHARS) * len(self.anchors)
+            if reads <= self._in_budget:
+                self._in_budget -= reads
+                return {anchor for anchor in self.anchors if anchor in text}
+            self._scans = self._build()
+        scans, unpinned = self._scans
+        found = scans[0].present(text)
+        for scan in scans[1:]:
             found |= scan.present(text)
-        found.update(anchor for anchor in self.unpinned if anchor in text)
+        found.update(anchor for anchor in unpinned if anchor in text)
         return found
+
+    def _build(self) -> tuple[tuple[AnchorScan, ...], tuple[str, ...]]:
+        """The scans, and the anchors they leave to ``in``."""
+        anchors = set(self.anchors)
+        scan = build_scan(anchors, self._min_rank)
+        # anchors of common letters only: one scan a letter several of them share
+        scans = (scan, *letter_scans(anchors - scan.pinned))
+        pinned = frozenset().union(*(scan.pinned for scan in scans))
+        return scans, tuple(sorted(anchors - pinned))
 
     def present(self, folded: str) -> set[str]:
         found = self.found_in(folded)

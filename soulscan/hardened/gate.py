@@ -188,9 +188,8 @@ class ViewGate:
         )
         self._tests = tuple(tests)
         self.anchors = frozenset(searched - {NON_ASCII})
-        self._finder: AnchorFinder = (
-            token_finder(self.anchors) if view == "words" else pivot_finder(self.anchors)
-        )
+        self._view = view
+        self._built_finder: AnchorFinder | None = None  # see ``_finder``
         # A test can pass only when a member of its first group occurs: the anchors found
         # pick out the few tests worth evaluating, and each passed test the branches it opens.
         self._always = frozenset(index for index, test in enumerate(self._tests) if not test)
@@ -205,6 +204,14 @@ class ViewGate:
                 branches_of.setdefault(test_index, []).append((rule_index, branch))
         self._branches_of = {index: tuple(pairs) for index, pairs in branches_of.items()}
         self._searches: dict[tuple[int, tuple[int, ...]], BranchSearch] = {}
+
+    def _finder(self) -> AnchorFinder:
+        """Built at first use: most views' anchors are looked up by a finder shared with
+        other views (``view_rules.shared_finder``), and this one is never needed."""
+        if self._built_finder is None:
+            self._built_finder = (token_finder(self.anchors) if self._view == "words"
+                                  else pivot_finder(self.anchors))
+        return self._built_finder
 
     def _passed(self, present: set[str]) -> set[int]:
         candidates = set(self._always)
@@ -225,7 +232,7 @@ class ViewGate:
         views of the same text has found them (it must have looked for all of `anchors`).
         """
         if present is None:
-            present = self._finder.present(prepared.folded)
+            present = self._finder().present(prepared.folded)
         passed = self._passed(present)
         alive: dict[int, list[int]] = {}
         for test in passed:

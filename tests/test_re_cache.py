@@ -1,0 +1,209 @@
+"""Stdlib ``re`` patterns rebuilt from the on-disk program match exactly what ``re.compile``
+builds."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.engine import cache, re_cache
+from soulscan.engine.anchorscan import build_scan
+
+
+@pytest.fixture
+def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "cache"
+    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(home))
+    monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
+    monkeypatch.setattr(re_cache, "_written", [0])  # a fresh process's write budget
+    return home
+
+
+def _entries(home: Path) -> list[Path]:
+    return sorted((home / "sre").glob("*.bin"))
+
+
+def _fresh(source: str, flags: int) -> re.Pattern[str]:
+    re.purge()  # a pattern from re's own memory cache would prove nothing
+    return re.compile(source, flags)
+
+
+def _from_disk(source: str, flags: int) -> re.Pattern[str]:
+    re.purge()  # else a miss finds the pattern in re's memory and records nothing
+    return re_cache.compile_cached(source, flags)
+
+
+def _same_pattern(cached: re.Pattern[str], fresh: re.Pattern[str], texts: list[str]) -> None:
+    assert (cached.pattern, cached.flags, cached.groups, cached.groupindex) == (
+        fresh.pattern, fresh.flags, fresh.groups, fresh.groupindex)
+    for text in texts:
+        assert cached.findall(text) == fresh.findall(text), text
+        assert [(m.span(), m.groups()) for m in cached.finditer(text)] == [
+            (m.span(), m.groups()) for m in fresh.finditer(text)], text
+
+
+# An anchor scan's alternation: lookbehinds, told-apart groups, probes.
+_SCAN_ANCHORS = ["override", "never", "sliver", "server", "now", "with", "task", "tok", "xkx"]
+_SCAN_SOURCE = build_scan(_SCAN_ANCHORS, 0).pattern.pattern  # type: ignore[union-attr]
+
+CASES = [
+    pytest.param(_SCAN_SOURCE, 0, ["never override the server now, with a sliver", "xkxkx"],
+                 id="anchor-scan"),
+    pytest.param(r"(?P<verb>ignore|disregard)\s+(all|previous)\b", re.IGNORECASE,
+                 ["IGNORE all rules", "disregard previous", "none"], id="named-group-ignorecase"),
+    pytest.param(r"(?m)^[\x21-\x60]{3,}$|(?<=a)b(?!c)", 0, ["ABC\nbegin", "ab abc"],
+                 id="multiline-lookarounds"),
+    pytest.param(r"(a)(?(1)b|c)\1", 0, ["abab", "aba", "c"], id="conditional-backref"),
+    pytest.param(r"[\w\u0300-\u036f]+", re.ASCII, ["caf\u00e9 e\u0301", "plain"], id="ascii"),
+]
+
+
+@pytest.mark.parametrize(("source", "flags", "texts"), CASES)
+def test_a_cached_pattern_matches_like_a_fresh_one(cache_home: Path, source: str, flags: int,
+                                                   texts: list[str]) -> None:
+    first = _from_disk(source, flags)
+    assert len(_entries(cache_home)) == 1
+    second = _from_disk(source, flags)  # from the disk entry
+    assert second is not first
+    _same_pattern(first, _fresh(source, flags), texts)
+    _same_pattern(second, _fresh(source, flags), texts)
+
+
+def _entry_of(source: str) -> Any:
+    re.purge()
+    return re_cache._compile_capturing(source, 0)[1]
+
+
+_SCAN_ENTRY = _entry_of(_SCAN_SOURCE)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet="abceiknorstvwx ,.\n", max_size=120))
+def test_a_cached_scan_pattern_finds_what_a_fresh_one_finds(text: str) -> None:
+    assert _SCAN_ENTRY is not None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(re_cache, "_entry_name", lambda source, flags: "unused")
+        patch.setattr(cache, "load", lambda name: _SCAN_ENTRY)
+        cached = re_cache.compile_cached(_SCAN_SOURCE)
+    fresh = _fresh(_SCAN_SOURCE, 0)
+    assert cached is not fresh
+    _same_pattern(cached, fresh, [text])
+
+
+def test_a_bad_pattern_still_raises(cache_home: Path) -> None:
+    with pytest.raises(re.error):
+        _from_disk("(unclosed", 0)
+    assert _entries(cache_home) == []
+
+
+def test_a_debug_pattern_is_not_kept(cache_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _same_pattern(_from_disk("de+bug", re.DEBUG), _fresh("de+bug", re.DEBUG), ["a debug"])
+    assert "LITERAL" in capsys.readouterr().out  # re's parse dump, each time: no entry
+    assert _entries(cache_home) == []
+
+
+def test_no_cache_turns_it_off(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOULSCAN_NO_CACHE", "1")
+    assert _from_disk("off", 0).search("turned off")
+    assert _entries(cache_home) == []
+
+
+def _flip_a_body_bit(home: Path) -> None:
+    (entry,) = _entries(home)
+    record = bytearray(entry.read_bytes())
+    record[len(record) // 2] ^= 1  # inside the body: the digest no longer matches
+    entry.write_bytes(bytes(record))
+
+
+def _reseal(change: Callable[[Any], Any]) -> Callable[[Path], None]:
+    """A properly sealed record of another shape."""
+
+    def rewrite(home: Path) -> None:
+        (entry,) = _entries(home)
+        name = f"sre/{entry.name}"
+        cache.store(name, change(cache.load(name)))
+
+    return rewrite
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda home: _entries(home)[0].write_bytes(b"torn"), id="torn"),
+        pytest.param(_flip_a_body_bit, id="flipped-bit"),
+        pytest.param(_reseal(lambda entry: "text"), id="not-a-tuple"),
+        pytest.param(_reseal(lambda entry: entry[:-1]), id="short-tuple"),
+        pytest.param(_reseal(lambda entry: (entry[0], "code", *entry[2:])), id="code-not-a-list"),
+        pytest.param(_reseal(lambda entry: (entry[0], [*entry[1], "x"], *entry[2:])),
+                     id="code-not-ints"),
+        pytest.param(_reseal(lambda entry: (entry[0], [*entry[1][:-3], 999, 1, 2], *entry[2:])),
+                     id="invalid-program"),
+        pytest.param(_reseal(lambda entry: (entry[0], entry[1], "1", *entry[3:])),
+                     id="groups-not-an-int"),
+    ],
+)
+def test_a_damaged_entry_falls_back_to_re_compile(cache_home: Path,
+                                                  damage: Callable[[Path], None]) -> None:
+    source = r"\bignore\s+(all|previous)\b"
+    _from_disk(source, re.IGNORECASE)
+    damage(cache_home)
+    _same_pattern(_from_disk(source, re.IGNORECASE), _fresh(source, re.IGNORECASE),
+                  ["ignore all rules", "IGNORE previous", "ignored"])
+
+
+def test_another_interpreter_compiles_with_re(cache_home: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(re_cache.sys.implementation, "name", "pypy")
+    _same_pattern(_from_disk("(a|b)+c", 0), _fresh("(a|b)+c", 0), ["abac", "c"])
+    assert _entries(cache_home) == []
+
+
+def test_c_arguments_of_an_unknown_shape_are_not_kept() -> None:
+    known = ("x", 32, [17, 1], 0, {}, (None,))
+    assert re_cache._portable(known, "x") == (32, [17, 1], 0, {}, (None,))
+    assert re_cache._portable((*known, "more"), "x") is None
+    assert re_cache._portable(known, "another source") is None
+    assert re_cache._portable(("x", 32, [17, "op"], 0, {}, (None,)), "x") is None
+    assert re_cache._portable(("x", 32, (17, 1), 0, {}, (None,)), "x") is None
+
+
+def test_the_c_compiler_is_restored_after_a_compile(cache_home: Path) -> None:
+    real = re_cache.C_MODULE.compile
+    _from_disk("restored", 0)
+    with pytest.raises(re.error):
+        _from_disk("(", 0)
+    assert re_cache.C_MODULE.compile is real
+
+
+def test_one_process_writes_a_bounded_number_of_entries(cache_home: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(re_cache, "MAX_NEW_ENTRIES", 2)
+    for word in ("alpha", "beta", "gamma", "delta"):
+        assert _from_disk(word, 0).search(f"an {word} here")
+    assert len(_entries(cache_home)) == 2
+
+
+def test_a_full_entry_directory_is_emptied_before_new_entries(
+        cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(re_cache, "MAX_ENTRIES_ON_DISK", 3)
+    for word in ("one", "two", "three"):
+        _from_disk(word, 0)
+    assert len(_entries(cache_home)) == 3
+    monkeypatch.setattr(re_cache, "_written", [0])  # the next process
+    _from_disk("four", 0)
+    assert len(_entries(cache_home)) == 1
+    assert _from_disk("four", 0).search("twenty-four")
+
+
+def test_the_entry_is_keyed_by_flags(cache_home: Path) -> None:
+    _from_disk("Key", 0)
+    _from_disk("Key", re.IGNORECASE)
+    assert len(_entries(cache_home)) == 2
+    assert _from_disk("Key", re.IGNORECASE).search("a key")
+    assert not _from_disk("Key", 0).search("a key")
