@@ -50,6 +50,13 @@ def test_split_alternatives(source: str, branches: list[str] | None) -> None:
     assert gate.split_alternatives(source, regex.V0) == branches
 
 
+def test_the_branches_kept_across_runs_are_the_split_of_each_rule() -> None:
+    for rule in hardened_rules():
+        split = gate.split_alternatives(rule.regex_source, rule.regex_flags)
+        kept = gate._branches(rule.regex_source, rule.regex_flags)
+        assert kept == (None if split is None else tuple(split)), rule.id
+
+
 def test_verbose_and_v1_patterns_are_not_split() -> None:
     assert gate.split_alternatives("a|b", regex.VERBOSE) is None
     assert gate.split_alternatives("a|b", regex.V1) is None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import regex
 
+from soulscan.engine import cache
 from soulscan.engine.anchors import NON_ASCII, Anchors, extract_regex_anchors
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
@@ -124,11 +125,17 @@ def _gate_rule(rule: Rule) -> GatedRule:
         # A python-re rule: its anchors may hold on the unfolded text only, and its pattern
         # may be a quick variant; the matcher's own checks run it (analyze.py).
         return GatedRule(rule, (rule.regex_source,), None, (None,))
-    branches = split_alternatives(rule.regex_source, rule.regex_flags)
+    branches = _branches(rule.regex_source, rule.regex_flags)
     if branches is None or len(branches) == 1:
         return GatedRule(rule, (rule.regex_source,), _groups(rule.anchors), (None,))
     requirements = tuple(_groups(extract_regex_anchors(branch)) for branch in branches)
-    return GatedRule(rule, tuple(branches), None, requirements)
+    return GatedRule(rule, branches, None, requirements)
+
+
+@cache.persistent  # read character by character for every hardened rule at start-up
+def _branches(source: str, flags: int) -> tuple[str, ...] | None:
+    branches = split_alternatives(source, flags)
+    return None if branches is None else tuple(branches)
 
 
 # An anchor this long (spaces aside) rarely occurs by chance; `the`, `ur` pass on most texts.
