@@ -88,8 +88,9 @@ def skeleton(text: str) -> CharView:
     lowered = view.text.lower()
     if len(lowered) == len(view.text):
         view = CharView(lowered, view.starts, view.ends)
-    else:  # `İ` lowers to two characters: each character lowered on its own
-        view = rewrite(view, regex.compile(r"(?s)."), lambda m: m.group().lower())
+    else:  # `İ` lowers to two characters: it alone first, then the whole text (final sigma too)
+        view = rewrite(view, regex.compile("\u0130"), lambda m: "i\u0307")
+        view = CharView(view.text.lower(), view.starts, view.ends)
     if regex.search(r"[^\x00-\x7f]", view.text):
         view = rewrite(view, v._NON_ASCII_WORD, v._fold_word)
     return view
