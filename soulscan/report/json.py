@@ -68,7 +68,69 @@ BLOCKING_EFFECTS = ("blocks-file", "blocks-entry")
 
 
 def render(report: ScanReport, options: RenderOptions) -> str:
-    return json.dumps(report_document(report), ensure_ascii=False, indent=2) + "\n"
+    return indented_json(report_document(report)) + "\n"
+
+
+def indented_json(document: Any) -> str:
+    """``json.dumps(document, ensure_ascii=False, indent=2)``, the same text, written faster:
+    with ``indent`` the standard library falls back to its pure-Python encoder, which
+    takes a tenth of a second or more on a tree of 10,000 files, after the scan has ended.
+    Strings and numbers still go through the standard library's own encoders; anything
+    but the JSON types the report holds is left to ``json.dumps``."""
+    parts: list[str] = []
+    try:
+        _write(document, "\n", parts)
+    except _Unusual:
+        return json.dumps(document, ensure_ascii=False, indent=2)
+    return "".join(parts)
+
+
+class _Unusual(Exception):
+    """A value this writer leaves to ``json.dumps`` (a float, a non-string key, …)."""
+
+
+_encode_string = json.encoder.encode_basestring  # the C encoder when available, as json uses
+
+
+def _write(value: Any, newline: str, parts: list[str]) -> None:
+    if isinstance(value, str):
+        parts.append(_encode_string(value))
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif type(value) is int:
+        parts.append(int.__repr__(value))
+    elif type(value) is dict:
+        if not value:
+            parts.append("{}")
+            return
+        inner = newline + "  "
+        separator = "{" + inner
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Unusual
+            parts.append(separator)
+            parts.append(_encode_string(key))
+            parts.append(": ")
+            _write(item, inner, parts)
+            separator = "," + inner
+        parts.append(newline + "}")
+    elif type(value) is list:
+        if not value:
+            parts.append("[]")
+            return
+        inner = newline + "  "
+        separator = "[" + inner
+        for item in value:
+            parts.append(separator)
+            _write(item, inner, parts)
+            separator = "," + inner
+        parts.append(newline + "]")
+    else:
+        raise _Unusual
 
 
 def report_document(report: ScanReport) -> dict[str, Any]:

@@ -1,0 +1,48 @@
+"""The JSON report's writer: the very text ``json.dumps(indent=2, ensure_ascii=False)`` gives."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.models import ScanReport
+from soulscan.report import RenderOptions
+from soulscan.report.json import indented_json, render, report_document
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(), st.floats(allow_nan=True),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.tuples(children, children),
+        st.dictionaries(st.text(max_size=5), children, max_size=4),
+        st.dictionaries(st.integers(), children, max_size=2),
+    ),
+    max_leaves=20,
+)
+
+
+def _reference(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES)
+def test_same_text_as_json_dumps(value: Any) -> None:
+    assert indented_json(value) == _reference(value)
+
+
+def test_nesting_empty_containers_and_raw_characters() -> None:
+    value = {"a": [], "b": {}, "c": [[{}], {"d": [None, True, False, -7]}],
+             "e": "\u202e\x00\u00e9\"\\\n"}
+    assert indented_json(value) == _reference(value)
+
+
+def test_empty_report_renders_as_json_dumps_would() -> None:
+    report = ScanReport((), ())
+    assert render(report, RenderOptions()) == _reference(report_document(report)) + "\n"
