@@ -242,8 +242,9 @@ class _Walker:
                     self.errors.append(ScanError(entry.path, describe_os_error(exc, Path(entry.path))))
                     continue
                 if stat.S_ISDIR(info.st_mode):
-                    if not _vendored(Path(entry.path)):
-                        subdirectories.append(Path(entry.path))
+                    subdirectory = Path(entry.path)
+                    if not _vendored(subdirectory):
+                        subdirectories.append(subdirectory)
                     continue
                 if self.forced_kind is None and not _may_be_context_file(entry.name):
                     continue  # most files of a tree: no Path built, nothing more asked
@@ -307,7 +308,7 @@ def _vendored(directory: Path) -> bool:
     if directory.name in SKIPPED_DIRECTORIES:
         return True
     try:
-        return stat.S_ISREG(os.stat(directory / "pyvenv.cfg").st_mode)
+        return stat.S_ISREG(os.stat(os.path.join(directory, "pyvenv.cfg")).st_mode)
     except OSError:  # absent, or the directory is unreadable: walking it reports that
         return False
 

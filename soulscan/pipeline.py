@@ -19,6 +19,7 @@ than a runtime "skip".
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import sys
@@ -280,6 +281,7 @@ class _Planner:
         self.planned: _Planned = []
         self.bundle_positions: set[int] = set()
         self._bundles: dict[str, int] = {}  # the bundle's real directory -> its position
+        self._real: dict[Path, str] = {}  # a bundle directory as found -> its real path
         self._count = 0
 
     def add(self, target: Target) -> int | None:
@@ -290,7 +292,7 @@ class _Planner:
         if directory is None:
             self.planned.append(((index,), _prepare(target, self.options, self.stdin)))
             return len(self.planned) - 1 if isinstance(self.planned[-1][1], _Job) else None
-        key = os.path.realpath(directory)
+        key = self._real_directory(directory)
         if key not in self._bundles:
             self._bundles[key] = len(self.planned)
             self.bundle_positions.add(len(self.planned))
@@ -300,6 +302,14 @@ class _Planner:
         assert isinstance(job, _Job)
         self.planned[self._bundles[key]] = ((*indices, index), replace(job, targets=(*job.targets, target)))
         return None
+
+    def _real_directory(self, directory: Path) -> str:
+        """``realpath`` once a directory: a bundle's .cursorrules and its .mdc files name
+        the same one (``realpath`` asks the file system about every part of the path)."""
+        real = self._real.get(directory)
+        if real is None:
+            real = self._real[directory] = os.path.realpath(directory)
+        return real
 
 
 # Lone-file jobs sent to a worker at a time: few enough that both workers stay busy to
@@ -387,6 +397,10 @@ def _scan_first_then_pool(
     outcome = _scan_job(first, options)
     from concurrent.futures import ProcessPoolExecutor  # costs start-up; only for -j > 1
 
+    # What the first scan built (compiled rules, gates) lives as long as the process: out
+    # of the collector's sight, neither the parent's collections nor the forked workers'
+    # walk it again (a worker's walk would also copy every page it touches).
+    gc.freeze()
     return outcome, ProcessPoolExecutor(max_workers=jobs)
 
 
