@@ -155,6 +155,7 @@ class StoredTable:
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 # A memo record with more entries than this starts over: stale keys do not pile up.
 MAX_MEMO_ENTRIES = 2048
 
@@ -192,6 +193,39 @@ def persistent(function: F) -> F:
         return table.new[key]
 
     return memoised  # type: ignore[return-value]
+
+
+def store_bounded(name: str, data: Any, *, written: list[int], most_new: int,
+                  subdirectory: str, most_on_disk: int) -> None:
+    """Store a record of a cache keyed by values that vary without end (regex programs):
+    ``written[0]`` counts this process's new records, at most ``most_new``, and the
+    subdirectory starts over (``make_room``) before the first of them."""
+    if written[0] >= most_new:
+        return
+    if written[0] == 0:
+        make_room(subdirectory, most_on_disk)
+    written[0] += 1
+    store(name, data)
+
+
+def recorded_calls(owner: Any, attribute: str,
+                   run: Callable[[], T]) -> tuple[T, list[tuple[Any, ...]]]:
+    """What ``run`` returns and the arguments of every call it made to ``owner.attribute``
+    (a C compiler, whose input is what the caches keep). Single-threaded: the attribute is
+    swapped for a recording one while ``run`` runs."""
+    real = getattr(owner, attribute)
+    seen: list[tuple[Any, ...]] = []
+
+    def recorder(*arguments: Any) -> Any:
+        seen.append(arguments)
+        return real(*arguments)
+
+    setattr(owner, attribute, recorder)
+    try:
+        result = run()
+    finally:
+        setattr(owner, attribute, real)
+    return result, seen
 
 
 def make_room(subdirectory: str, limit: int) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
 from re import _compiler  # type: ignore[attr-defined]
 from typing import Any
 
@@ -45,11 +44,9 @@ def compile_cached(source: str, flags: int = 0) -> re.Pattern[str]:
     if pattern is not None:
         return pattern
     pattern, arguments = _compile_capturing(source, flags)
-    if arguments is not None and _written[0] < MAX_NEW_ENTRIES:
-        if _written[0] == 0:
-            cache.make_room(_SUBDIRECTORY, MAX_ENTRIES_ON_DISK)
-        _written[0] += 1
-        cache.store(name, arguments)
+    if arguments is not None:
+        cache.store_bounded(name, arguments, written=_written, most_new=MAX_NEW_ENTRIES,
+                            subdirectory=_SUBDIRECTORY, most_on_disk=MAX_ENTRIES_ON_DISK)
     return pattern
 
 
@@ -64,18 +61,7 @@ def _compile_capturing(source: str,
     """The compiled pattern and the C compiler's arguments (None when they were not seen:
     the pattern was in ``re``'s own in-memory cache already). Single-threaded: the C
     compiler is swapped for a recording one while ``re.compile`` runs."""
-    real: Callable[..., re.Pattern[str]] = C_MODULE.compile
-    seen: list[tuple[Any, ...]] = []
-
-    def spy(*arguments: Any) -> re.Pattern[str]:
-        seen.append(arguments)
-        return real(*arguments)
-
-    C_MODULE.compile = spy
-    try:
-        pattern = re.compile(source, flags)
-    finally:
-        C_MODULE.compile = real
+    pattern, seen = cache.recorded_calls(C_MODULE, "compile", lambda: re.compile(source, flags))
     if len(seen) != 1:
         return pattern, None
     return pattern, _portable(seen[0], source)

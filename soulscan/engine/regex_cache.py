@@ -89,11 +89,9 @@ def _through_cache(source: str, flags: int,
     if pattern is not None:
         return pattern
     pattern, arguments = _parse_capturing(parse, source)
-    if arguments is not None and _written[0] < MAX_NEW_ENTRIES:
-        if _written[0] == 0:
-            cache.make_room(_SUBDIRECTORY, MAX_ENTRIES_ON_DISK)
-        _written[0] += 1
-        cache.store(name, arguments)
+    if arguments is not None:
+        cache.store_bounded(name, arguments, written=_written, most_new=MAX_NEW_ENTRIES,
+                            subdirectory=_SUBDIRECTORY, most_on_disk=MAX_ENTRIES_ON_DISK)
     return pattern
 
 
@@ -108,18 +106,7 @@ def _parse_capturing(parse: Callable[[], regex.Pattern[str]],
     """The compiled pattern and the C compiler's arguments (None when they were not seen:
     the pattern was in ``regex``'s own in-memory cache already). Single-threaded: the C
     compiler is swapped for a recording one while ``parse`` runs."""
-    real: Callable[..., regex.Pattern[str]] = C_MODULE.compile
-    seen: list[tuple[Any, ...]] = []
-
-    def spy(*arguments: Any) -> regex.Pattern[str]:
-        seen.append(arguments)
-        return real(*arguments)
-
-    C_MODULE.compile = spy
-    try:
-        pattern = parse()
-    finally:
-        C_MODULE.compile = real
+    pattern, seen = cache.recorded_calls(C_MODULE, "compile", parse)
     if len(seen) != 1:
         return pattern, None
     return pattern, _portable(seen[0], source)
