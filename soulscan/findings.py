@@ -46,6 +46,7 @@ from soulscan.models import (
 from soulscan.report.escape import escape_bounded
 from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, FileExcerpts
 from soulscan.textpos import LineIndex
+from soulscan.verdict_occurrences import verdict_occurrences
 
 _RULE_ID = operator.attrgetter("rule_id")
 PROFILES = ("runtime", "hardened", "all")
@@ -173,13 +174,18 @@ class _FileContext:
         self.occurrences[rule_id] += 1
         return self.occurrences[rule_id] <= MAX_OCCURRENCES
 
-    def admit_all(self, matches: Sequence[RuntimeMatch]) -> Iterator[RuntimeMatch]:
+    def admit_all(
+        self, matches: Sequence[RuntimeMatch], counts: Counter[str] | None = None
+    ) -> Iterator[RuntimeMatch]:
         """``admit`` for many matches at once: each counted, those still listed yielded.
 
         Counted in one pass in C, and left as soon as every rule is at its cap: a
         megabyte of emoji sequences holds 150,000 joiners and lists only 1,000.
+        ``counts``: how many occurrences of each rule there are when ``matches`` lists only
+        the first ``MAX_OCCURRENCES`` of each (``verdict_occurrences``).
         """
-        counts = Counter(map(_RULE_ID, matches))
+        if counts is None:
+            counts = Counter(map(_RULE_ID, matches))
         left = {rule_id: MAX_OCCURRENCES - self.occurrences[rule_id] for rule_id in counts}
         self.occurrences.update(counts)
         open_rules = sum(1 for room in left.values() if room > 0)
@@ -201,13 +207,17 @@ class _FileContext:
         return list(map(self._finding, drafts, locations, shown))
 
     def _finding(self, draft: _Draft, location: Location, shown: Excerpt) -> Finding:
+        # (one call a listed occurrence, thousands in a file of hidden characters:
+        # the helpers are inlined and the finding is built from positional arguments)
         span, region, facts = draft.span, draft.region, draft.facts
-        scanned = _inside(span, region.scanned)
+        start, end = span.start, span.end
+        window = region.scanned
+        scanned = window is not None and window.start <= start and end <= window.end
         reaches_model = any(_overlaps(span, visible) for visible in region.visible)
-        matched = self.text[span.start : span.end]
+        matched = self.text[start:end]
         extra = {
             # Identity of the matched content for suppressions and baselines (soulscan.suppress).
-            "sha256": _content_digest(matched),
+            "sha256": _short_digest(matched) if len(matched) <= 64 else _sha256(matched),
             "runtime_scanned": "true" if scanned else "false",
             "reaches_model": "true" if reaches_model else "false",
             "excerpt_before": shown.before,
@@ -217,20 +227,10 @@ class _FileContext:
         if draft.detail:
             extra["detail"] = _safe(str(draft.detail))
         return Finding(
-            rule_id=facts.id,
-            severity=facts.severity,
-            confidence=facts.confidence,
-            scope=facts.scope,
-            message=facts.message,
-            path=self.display,
-            span=span,
-            location=location,
-            snippet=snippet_of(matched),
-            origin=draft.origin,
-            runtime_visible=scanned and reaches_model,
-            runtime_effect=draft.effect,
-            decoded=None if draft.decoded is None else _safe(draft.decoded),
-            extra=extra,
+            facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
+            self.display, span, location, _safe_prefix(matched[:_SAFE_PREFIX]), draft.origin,
+            scanned and reaches_model, draft.effect,
+            None if draft.decoded is None else _safe(draft.decoded), extra,
         )
 
 
@@ -241,19 +241,26 @@ def _runtime_findings(
     (``verdict``: the runtime's ids for exactly this text, see ``runtime_matches``)."""
     if not text:
         return
+    if verdict is None:
+        matches = context.admit_all(runtime_matches(text, region.scope))
+    else:
+        listed, counts = verdict_occurrences(text, region.scope, verdict, MAX_OCCURRENCES)
+        matches = context.admit_all(listed, counts)
     facts_of: dict[str, RuleFacts] = {}  # one rule (or hidden character) a rule id
-    for match in context.admit_all(runtime_matches(text, region.scope, verdict)):
-        span = Span(region.offset + match.start, region.offset + match.end)
-        facts = facts_of.get(match.rule_id)
+    offset, window, ids = region.offset, region.scanned, region.ids
+    for rule_id, rule, match_start, match_end in matches:
+        start, end = offset + match_start, offset + match_end
+        facts = facts_of.get(rule_id)
         if facts is None:
-            facts = facts_of[match.rule_id] = (
-                invisible_facts(match.rule_id, text[match.start], region.scope)
-                if match.rule is None else RuleFacts.of(match.rule)
+            facts = facts_of[rule_id] = (
+                invisible_facts(rule_id, text[match_start], region.scope)
+                if rule is None else RuleFacts.of(rule)
             )
         # Only an occurrence the runtime saw inside its window contributed to the block.
-        counted = _inside(span, region.scanned) and match.rule_id in region.ids
+        counted = (window is not None and window.start <= start and end <= window.end
+                   and rule_id in ids)
         effect = region.effect if counted else EFFECT_NONE
-        yield _Draft(region, facts, ORIGIN_RUNTIME, span, effect)
+        yield _Draft(region, facts, ORIGIN_RUNTIME, Span(start, end), effect)
 
 
 def _runtime_flagged(region: Region) -> bool:
@@ -314,29 +321,24 @@ def snippet_of(matched: str) -> str:
 
 def _safe(text: str) -> str:
     # Redact a bounded prefix: the margin keeps a secret at the cut whole for the redactor.
-    return _safe_prefix(text[: SNIPPET_LIMIT + REDACTION_MARGIN])
+    return _safe_prefix(text[:_SAFE_PREFIX])
 
 
-def _content_digest(matched: str) -> str:
-    # Short matches recur (each hidden character) and are remembered; long ones are not
-    # kept alive by the cache.
-    return _short_digest(matched) if len(matched) <= 64 else _sha256(matched)
+_SAFE_PREFIX = SNIPPET_LIMIT + REDACTION_MARGIN
 
 
 def _sha256(matched: str) -> str:
     return hashlib.sha256(matched.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# Short matches recur (each hidden character) and are remembered; long ones are not kept
+# alive by the cache.
 _short_digest = functools.lru_cache(maxsize=1024)(_sha256)
 
 
 @functools.lru_cache(maxsize=1024)
 def _safe_prefix(prefix: str) -> str:
     return escape_bounded(redact(prefix), SNIPPET_LIMIT)
-
-
-def _inside(span: Span, window: Span | None) -> bool:
-    return window is not None and window.start <= span.start and span.end <= window.end
 
 
 def _overlaps(span: Span, other: Span) -> bool:

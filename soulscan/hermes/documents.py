@@ -137,20 +137,20 @@ def _context_document(
                            trailer=kind in ("cursorrules", "mdc"), strip_frontmatter=kind == "hermes")
     if judged is None:
         return skip_document(path, kind, text, "empty after whitespace strip: nothing loaded")
-    section = judged.section
+    length = judged.section_length
     max_chars = context_file_max_chars(hermes_home=hermes_home, context_length=context_length)
-    if len(section) <= max_chars:  # the common case: it fits, the section is the output
+    if length <= max_chars:  # the common case: it fits, the section is the output
         region = judged.whole_region()
-        summary = context_summary(text, judged, region, None, max_chars, len(section))
-        return RuntimeDocument(path, kind, label, text, summary, (region,), section)
-    cut = plan_cut(len(section), max_chars)
+        summary = context_summary(text, judged, region, None, max_chars, length)
+        return RuntimeDocument(path, kind, label, text, summary, (region,), judged.section)
+    cut = plan_cut(length, max_chars)
     output, _ = truncate_content(
-        section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars,
+        judged.section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars,
         read_path=None if cut is None else _read_path(path, kind),
     )
-    kept = ((0, len(section)),) if cut is None else cut.kept_ranges()
+    kept = ((0, length),) if cut is None else cut.kept_ranges()
     region = judged.region(kept)
-    summary = context_summary(text, judged, region, cut, max_chars, len(section))
+    summary = context_summary(text, judged, region, cut, max_chars, length)
     return RuntimeDocument(path, kind, label, text, summary, (region,), output)
 
 
@@ -183,7 +183,7 @@ def context_summary(
         replaced = f"the whole file is replaced by: {judged.content}"
         return RuntimeSummary("block", judged.ids, len(text), 0, replaced)
     dropped = len(judged.prepared.scanned) - loaded
-    if cut is not None and _cut_touches(cut, section_start, len(judged.section)):
+    if cut is not None and _cut_touches(cut, section_start, judged.section_length):
         kept = f"cap {max_chars}: the {unit_length}-char unit keeps {cut.head}+{cut.tail}; "
         if dropped:
             what = f"{dropped} chars of the file are dropped"

@@ -64,6 +64,11 @@ class JudgedSection(NamedTuple):
     def section(self) -> str:
         return self.header + self.content + self.trailer
 
+    @property
+    def section_length(self) -> int:
+        """``len(section)`` without building it (a copy of the whole text)."""
+        return len(self.header) + len(self.content) + len(self.trailer)
+
     def whole_region(self) -> Region:
         """The scanned unit of a section that reaches the model whole (no cut): what
         ``region`` gives for the one kept range ``(0, len(section))``."""

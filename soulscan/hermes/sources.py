@@ -31,7 +31,12 @@ READ_ERRORS = (OSError, UnicodeDecodeError, ValueError)
 
 def decode_runtime_text(data: bytes) -> str:
     """Decode like ``read_text(encoding="utf-8")``: strict, universal newlines."""
-    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    text = data.decode("utf-8")
+    # Most files hold no CR: one C-speed look at the bytes (byte 0x0D is only ever U+000D
+    # in UTF-8) spares two whole-text passes over the decoded text.
+    if b"\r" not in data:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 class NotRegularFileError(OSError):

@@ -1,0 +1,76 @@
+"""The occurrences of a runtime verdict's rules that a report lists: a bounded number of
+each, every one counted.
+
+A report lists at most ``limit`` occurrences of one rule in a file and counts the rest.
+``runtime_matches`` builds every occurrence, and a scan window of hidden characters holds
+tens of thousands of them (a megabyte of emoji sequences: ~10,000 joiners in its 65,536
+characters; tag-character smuggling: one on every character). A hidden character is one
+character, so its first ``limit`` places are found by a bounded search and the rest only
+counted, in C; the pattern rules are located by ``runtime_matches`` alone (without the
+normalisation it needs for them when the verdict names none).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections import Counter
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from soulscan.hermes.scanner import INVISIBLE_CHARS, RuntimeMatch, invisible_id, runtime_matches
+
+_RULE_ID = operator.attrgetter("rule_id")
+_MATCH_ORDER = operator.attrgetter("start", "end", "rule_id")
+
+
+class Occurrences(NamedTuple):
+    listed: list[RuntimeMatch]  # the first ``limit`` of each rule, in (start, end, id) order
+    counts: Counter[str]  # every occurrence of each rule, listed or not
+
+
+@functools.cache
+def _hidden_chars() -> dict[str, str]:
+    """The runtime's id of each hidden character -> the character."""
+    return {invisible_id(char): char for char in INVISIBLE_CHARS}
+
+
+def verdict_occurrences(window: str, scope: str, verdict: Sequence[str], limit: int) -> Occurrences:
+    """The occurrences in ``window`` (the text ``verdict`` was found in, as for
+    ``runtime_matches``) with at most ``limit`` of each rule listed: the first ``limit``
+    of ``runtime_matches(window, scope, verdict)`` of each rule, in the same order."""
+    hidden = _hidden_chars()
+    chars = [hidden[rule_id] for rule_id in verdict if rule_id in hidden]
+    rules = [rule_id for rule_id in verdict if rule_id not in hidden]
+    listed = runtime_matches(window, scope, rules) if rules else []
+    counts = Counter(map(_RULE_ID, listed))
+    if any(count > limit for count in counts.values()):
+        listed = _first_of_each(listed, limit)
+    for char in chars:
+        rule_id = invisible_id(char)
+        counts[rule_id] = window.count(char)
+        listed.extend(RuntimeMatch(rule_id, None, place, place + 1)
+                      for place in _first_places(window, char, limit))
+    if chars:
+        listed.sort(key=_MATCH_ORDER)
+    return Occurrences(listed, counts)
+
+
+def _first_of_each(matches: list[RuntimeMatch], limit: int) -> list[RuntimeMatch]:
+    kept: Counter[str] = Counter()
+    first: list[RuntimeMatch] = []
+    for match in matches:
+        kept[match.rule_id] += 1
+        if kept[match.rule_id] <= limit:
+            first.append(match)
+    return first
+
+
+def _first_places(text: str, char: str, limit: int) -> list[int]:
+    places: list[int] = []
+    find = text.find
+    place = find(char)
+    while place != -1 and len(places) < limit:
+        places.append(place)
+        place = find(char, place + 1)
+    return places
