@@ -12,6 +12,7 @@ import base64
 import binascii
 import codecs
 import json
+import re
 import string
 from pathlib import Path
 
@@ -216,7 +217,8 @@ def test_nato_pre_check_passes_texts_with_a_run(text: str) -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(["alfa", "Alpha", "x-ray", "\u212aILO", "echo", "lima", "word",
-                                 " ", ",", ", ", "   ", ".", "(", "\n"]), max_size=16))  # fmt: skip
+                                 " ", ",", ", ", "   ", ".", "(", "\n", "\u00a0", "\x1c", "\t",
+                                 "\u0130ndia", "\u017fierra", "\u00e9"]), max_size=16))  # fmt: skip
 def test_nato_pre_check_never_skips_a_run(pieces: list[str]) -> None:
     text = "".join(pieces)
     if decode._NATO.search(text):
@@ -231,5 +233,77 @@ def test_rot13_pre_check_agrees_with_the_hint(text: str) -> None:
     assert decode._has_rot13_hint(decode._Source(text)) is bool(decode._ROT13_HINT.search(text))
 
 
-def test_fold_is_what_the_pre_checks_read() -> None:
-    assert decode._Source("K\u212a\u017f").folded == fold("K\u212a\u017f") == "kks"
+@pytest.mark.parametrize(
+    ("text", "lowered"),
+    [
+        pytest.param("K\u212a\u017f,\u0130\u0131", b"kks ii", id="folds-to-ascii"),
+        pytest.param("Alfa,\u00e9\u00a0Bravo", b"alfa ??bravo", id="other-non-ascii"),
+    ],
+)
+def test_lowered_is_the_folded_text_one_byte_a_character(text: str, lowered: bytes) -> None:
+    assert decode._Source(text).lowered == lowered
+    assert len(lowered) == len(fold(text))
+
+
+# The single-pass search the class map replaced: a candidate run is a maximal run of base64
+# characters where this matches at its start (at least 8 long, not 8-15 letters alone, and a
+# base64 blob whole or 8 base32 or 10 hex characters in a row).
+_RUN = "A-Za-z0-9+/=_-"
+_REFERENCE_CANDIDATE = (
+    rf"(?=[{_RUN}]{{8}})(?![A-Za-z]{{8,15}}(?![{_RUN}]))"
+    rf"(?:(?={blob_runs._BASE64.pattern})|(?=[{_RUN}]*?[A-Z2-7]{{8}})|(?=[{_RUN}]*?[0-9A-Fa-f]{{10}}))"
+    rf"[{_RUN}]++"
+)
+_REFERENCE_RUNS = re.compile(rf"(?:^|(?<=[^{_RUN}])){_REFERENCE_CANDIDATE}")
+_RUN_PIECES = [
+    "a", "Q", "f", "7", "+", "/", "=", "_", "-", " ", ".", "\u00e9", "\u212a", "\n",
+    "abcdefgh", "ABCDEFGH", "deadbeefca", "Internationalization", "clientTransfer",
+    "2024-10-11T13", "State/Province", "Self-driving", "x" * 15, "Y" * 16,
+]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_RUN_PIECES), max_size=20))
+def test_candidate_runs_hold_every_run_the_single_pass_found(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    found = blob_runs.candidate_runs(text)
+    assert found == sorted(set(found))
+    for run in _REFERENCE_RUNS.finditer(text):
+        assert run.span() in found
+    for start, end in found:  # each a whole run of base64 characters
+        assert re.fullmatch(f"[{_RUN}]+", text[start:end])
+        assert not re.match(f"[{_RUN}]", text[end : end + 1])
+        assert not re.match(f"[{_RUN}]", text[start - 1 : start] if start else "")
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from([p for p in _RUN_PIECES if re.fullmatch(f"[{_RUN}]+", p)])))
+def test_a_run_the_single_pass_skipped_holds_no_blob(pieces: list[str]) -> None:
+    """`candidate_runs` also returns runs the single pass skipped: they hold no kept blob."""
+    run = "".join(pieces)
+    if not re.match(_REFERENCE_CANDIDATE, run):
+        assert blob_runs._find_blobs_in_run(run) == ()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="#AM\x20\x60a\n\r\x85\u2028-", max_size=40))
+def test_uu_lines_are_the_uu_pattern_matches(text: str) -> None:
+    assert list(decode._uu_lines(text)) == [match.span() for match in decode._UU.finditer(text)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from([".", "-", "...", "-.-", " ", "  ", "   ", " / ", "/", "a", "\u00e9"]))
+)
+def test_morse_pre_check_never_skips_a_run(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    if decode._MORSE.search(text):
+        assert decode._may_hold_morse(decode._Source(text))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["%41", "%6e", "%zz", "%", "a", " ", "\n", "x" * 9, "\u00e9"])))
+def test_percent_pre_check_never_skips_a_run(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    if decode._PERCENT.search(text):
+        assert decode._may_hold_percent_run(decode._Source(text))

@@ -1,7 +1,8 @@
 """The base64, base32 and hex blobs of a text, found inside the runs of their characters.
 
-One C-level pass finds the candidate runs; the blob patterns search only those, and the
-blobs of a short run are worked out once for all its repeats.
+A few C-level passes over a one-byte-per-character class map of the text find the runs that
+may hold a blob; the blob patterns search only those, and the blobs of a short run are worked
+out once for all its repeats.
 """
 
 from __future__ import annotations
@@ -23,21 +24,43 @@ _BASE64 = re.compile(
 )
 _BASE32 = re.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{8,65536}={0,6}(?![A-Za-z0-9=])")
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){5,32768}(?![0-9A-Za-z])")
-# Every base64, base32 and hex blob lies inside one maximal run of these characters. One
-# `re` pass finds the runs that may hold one (`re` jumps from one character outside the
-# set to the next): at least 8 long but not 8-15 letters (`decode_base64` and
-# `decode_base32` reject those, and hex without a digit decodes to non-ASCII text too short
-# to keep), and either a base64 blob whole or holding 8 base32 or 10 hex characters in a
-# row. The blob patterns then search each run alone: where a lookaround meets a run's edge,
-# the text holds a character outside the set, which it rejects as it rejects the string's end.
+# Every base64, base32 and hex blob lies inside one maximal run of these characters, at
+# least 8 long but not 8-15 letters alone (`decode_base64` and `decode_base32` reject those,
+# and hex without a digit decodes to non-ASCII text too short to keep). The blob patterns
+# search each such run alone: where a lookaround meets a run's edge, the text holds a
+# character outside the set, which it rejects as it rejects the string's end.
 _RUN = "A-Za-z0-9+/=_-"
-_CANDIDATE_RUN = (
-    rf"(?=[{_RUN}]{{8}})(?![A-Za-z]{{8,15}}(?![{_RUN}]))"
-    rf"(?:(?={_BASE64.pattern})|(?=[{_RUN}]*?[A-Z2-7]{{8}})|(?=[{_RUN}]*?[0-9A-Fa-f]{{10}}))"
-    rf"[{_RUN}]++"
+
+# The runs are found on a class map of the text, one byte a character (`ascii_bytes`: every
+# non-ASCII character is one "?", outside the set): "0" for a run character that is not a
+# letter, "a" for a letter, " " for the rest. A run that may hold a blob holds a "0" and is
+# at least 8 long, or holds 16 letters in a row: `re` jumps from one "0" to the next (the
+# run through it at least 8 long: 7 ahead, or 1 behind and 6 ahead, ...) and `find` skips
+# along for 16 letters, where a pattern tried at every word start reads all the text.
+_RUN_CLASSES = bytes(
+    (ord("a") if chr(code).isalpha() else ord("0")) if re.fullmatch(f"[{_RUN}]", chr(code)) else 32
+    for code in range(256)
 )
-_RUN_AT_START = re.compile(_CANDIDATE_RUN)
-_RUN_AFTER_BOUNDARY = re.compile(rf"[^{_RUN}]({_CANDIDATE_RUN})")
+
+
+def _at_least_8_through(ahead: int = 7) -> bytes:
+    """Right after a run character that has `8 - ahead` run characters up to and including
+    it: `ahead` more, or one more behind (a lookbehind) and then one fewer ahead."""
+    if ahead == 1:
+        return rb"(?:[a0]|(?<=[a0]{8}))"
+    known = 8 - ahead
+    return rb"(?:[a0]{%d}|(?<=[a0]{%d})%s)" % (ahead, known + 1, _at_least_8_through(ahead - 1))
+
+
+# From the first "0" of a long enough run to the run's end.
+_NON_LETTER_IN_LONG_RUN = re.compile(rb"0" + _at_least_8_through() + rb"[a0]*")
+_SIXTEEN_LETTERS = b"a" * 16
+
+
+def ascii_bytes(text: str) -> bytes:
+    """`text` one byte a character: ASCII as it is, any other character "?"."""
+    return text.encode("ascii", "replace")
+
 
 BASE64_DECODER = Decoder("base64", decode_base64, 1)
 BASE32_DECODER = Decoder("base32", decode_base32, 1)
@@ -69,8 +92,22 @@ _CACHED_RUN_CHARS = 256
 _cached_blobs_in_run = functools.lru_cache(maxsize=4096)(_find_blobs_in_run)
 
 
-def candidate_runs(text: str) -> list[tuple[int, int]]:
-    first = _RUN_AT_START.match(text)
-    runs = [first.span()] if first else []
-    runs.extend(match.span(1) for match in _RUN_AFTER_BOUNDARY.finditer(text))
-    return runs
+def candidate_runs(text: str, as_bytes: bytes | None = None) -> list[tuple[int, int]]:
+    """The spans of the runs that may hold a base64, base32 or hex blob, in text order: the
+    runs at least 8 long that hold a run character other than a letter, and the runs with 16
+    letters in a row. `as_bytes` is `ascii_bytes(text)` when the caller has it already."""
+    classes = (ascii_bytes(text) if as_bytes is None else as_bytes).translate(_RUN_CLASSES)
+    rfind = classes.rfind
+    runs = [
+        (rfind(b" ", 0, hit.start()) + 1, hit.end())
+        for hit in _NON_LETTER_IN_LONG_RUN.finditer(classes)
+    ]
+    letters = classes.find(_SIXTEEN_LETTERS)
+    if letters < 0:
+        return runs
+    while letters >= 0:
+        end = classes.find(b" ", letters)
+        end = len(classes) if end < 0 else end
+        runs.append((rfind(b" ", 0, letters) + 1, end))
+        letters = classes.find(_SIXTEEN_LETTERS, end)
+    return sorted(set(runs))  # a long run with a "0" is found twice

@@ -9,17 +9,19 @@ from __future__ import annotations
 import codecs
 import functools
 import re
-from collections.abc import Callable
+import string
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 import regex
 
-from soulscan.engine.anchors import fold
+from soulscan.engine.anchors import fold, folds_to_ascii
 from soulscan.hardened.blob_runs import (
     BASE32_DECODER,
     BASE64_DECODER,
     HEX_DECODER,
+    ascii_bytes,
     blobs_in_run,
     candidate_runs,
 )
@@ -111,24 +113,85 @@ _UU = regex.compile(r"(?m)^[#-M][\x20-\x60]{3,60}$")
 _ROT13_HINT = regex.compile(r"\brot[\s_-]?13\b|\bcaesar\b", regex.IGNORECASE)
 
 
+# Every case variant of an ASCII letter, lower-cased, and commas as spaces: what the NATO
+# and rot13 pre-checks read, one byte a character.
+_LOWERED = bytes.maketrans(
+    string.ascii_uppercase.encode() + b",", string.ascii_lowercase.encode() + b" "
+)
+
+
 class _Source:
-    """The text being decoded, and its case-folded form worked out once, when first asked."""
+    """The text being decoded, and the forms the pre-checks read, each worked out once, when
+    first asked."""
 
     def __init__(self, text: str) -> None:
         self.text = text
 
     @functools.cached_property
-    def folded(self) -> str:
-        return fold(self.text)
+    def ascii(self) -> bytes:
+        return ascii_bytes(self.text)
+
+    @functools.cached_property
+    def lowered(self) -> bytes:
+        """The text case-folded (`fold` sends every case variant of an ASCII letter to that
+        letter, tests/test_anchors.py) one byte a character, commas as spaces."""
+        if folds_to_ascii(self.text):
+            return ascii_bytes(fold(self.text)).translate(_LOWERED)
+        return self.ascii.translate(_LOWERED)
+
+
+_NATO_BYTES = frozenset(word.encode() for word in _NATO_WORDS)
 
 
 def _may_hold_nato(source: _Source) -> bool:
     """False only when the text provably holds no NATO run (a case-insensitive alternation
     at every word is slow). A run is five NATO words or more, each of the middle three
-    between a space or comma and a space or comma: three words of the text split there.
-    `fold` sends every case variant of an ASCII letter to that letter (tests/test_anchors.py)."""
-    words = source.folded.replace(",", " ").split()
-    return not _NATO_SET.isdisjoint(words) and sum(map(_NATO_SET.__contains__, words)) >= 3
+    between a space or comma and a space or comma: three words of the text split there
+    (also split at any other white space: a NATO word holds none, nor any non-ASCII "?")."""
+    words = source.lowered.split()
+    return not _NATO_BYTES.isdisjoint(words) and sum(map(_NATO_BYTES.__contains__, words)) >= 3
+
+
+# Where a Morse run may be: the text with "." and "-" as ".", its separators as they are and
+# the rest "x"; a run holds four codes and three separators, which `re` finds from each ".".
+_MORSE_CLASSES = bytes(
+    ord(".") if chr(code) in ".-" else code if chr(code) in " /" else ord("x")
+    for code in range(256)
+)
+_MORSE_SHAPE = re.compile(rb"\.(?:(?: / | {1,3}|/)\.{1,7}){2}(?: / | {1,3}|/)\.")
+
+
+def _may_hold_morse(source: _Source) -> bool:
+    return _MORSE_SHAPE.search(source.ascii.translate(_MORSE_CLASSES)) is not None
+
+
+def _found(pattern: regex.Pattern[str]) -> Callable[[str], Iterator[tuple[int, int]]]:
+    return lambda text: (match.span() for match in pattern.finditer(text))
+
+
+def _uu_lines(text: str) -> Iterator[tuple[int, int]]:
+    """The matches of `_UU`: `re` jumps from one newline to the next, where `(?m)^` is tried
+    at every character (`regex` and `re` end a line at "\n" alone, tests/test_hardened_decode)."""
+    first = _UU_FIRST_LINE.match(text)
+    if first:
+        yield first.span()
+    for line in _UU_LINE.finditer(text):
+        yield line.span(1)
+
+
+_UU_LINE_SOURCE = r"[#-M][\x20-\x60]{3,60}(?=\n|\Z)"
+_UU_FIRST_LINE = re.compile(_UU_LINE_SOURCE)
+_UU_LINE = re.compile(rf"\n({_UU_LINE_SOURCE})")
+
+
+# Three escapes in a row, each followed by at most 16 other characters, as every `_PERCENT`
+# match holds: `re` jumps from one "%" to the next.
+_PERCENT_SHAPE = re.compile(r"%[0-9A-Fa-f]{2}(?:[^%]{0,16}%[0-9A-Fa-f]{2}){2}")
+
+
+def _may_hold_percent_run(source: _Source) -> bool:
+    text = source.text
+    return "%" in text and text.count("%") >= 3 and _PERCENT_SHAPE.search(text) is not None
 
 
 def _always(source: _Source) -> bool:
@@ -137,32 +200,34 @@ def _always(source: _Source) -> bool:
 
 # The decoders searched over the whole text, each after a quick test that is False only
 # when the text provably holds no blob of its encoding.
-_SEARCHED: tuple[tuple[Decoder, regex.Pattern[str], Callable[[_Source], bool]], ...] = (
+_SEARCHED: tuple[
+    tuple[Decoder, Callable[[str], Iterable[tuple[int, int]]], Callable[[_Source], bool]], ...
+] = (
     # A one-character `in` (memchr) first: most texts hold no "%" and no backslash at all.
-    (
-        Decoder("url", unquote, 3),
-        _PERCENT,
-        lambda source: "%" in source.text and source.text.count("%") >= 3,
-    ),
+    (Decoder("url", unquote, 3), _found(_PERCENT), _may_hold_percent_run),
     (
         Decoder("escapes", decode_escapes, 3),
-        _ESCAPES,
+        _found(_ESCAPES),
         lambda source: "\\" in source.text and ("\\x" in source.text or "\\u" in source.text),
     ),
-    (Decoder("morse", decode_morse, 1), _MORSE, _always),
-    (Decoder("nato", decode_nato, 1), _NATO, _may_hold_nato),
-    (Decoder("braille", decode_braille, 1), _BRAILLE, lambda source: "\u2820" in source.text),
-    (Decoder("uu", decode_uu, 1), _UU, _always),
+    (Decoder("morse", decode_morse, 1), _found(_MORSE), _may_hold_morse),
+    (Decoder("nato", decode_nato, 1), _found(_NATO), _may_hold_nato),
+    (
+        Decoder("braille", decode_braille, 1),
+        _found(_BRAILLE),
+        lambda source: "\u2820" in source.text,
+    ),
+    (Decoder("uu", decode_uu, 1), _uu_lines, _always),
 )
-_ROT_13 = re.compile(r"rot(?s:.)?13")
+_ROT_13 = re.compile(rb"rot(?s:.)?13")
 
 
 def _has_rot13_hint(source: _Source) -> bool:
     # The hint's literals, case-folded, first: `in` and a literal search are much faster.
-    text, folded = source.text, source.folded
-    if "caesar" not in folded and not ("13" in text and _ROT_13.search(folded)):
+    lowered = source.lowered
+    if b"caesar" not in lowered and not ("13" in source.text and _ROT_13.search(lowered)):
         return False
-    return bool(_ROT13_HINT.search(text))
+    return bool(_ROT13_HINT.search(source.text))
 
 
 def decode_blobs(text: str) -> list[DecodedBlob]:
@@ -178,9 +243,10 @@ def decode_blobs(text: str) -> list[DecodedBlob]:
         taken.append((start, end))
         return len(found) >= MAX_BLOBS
 
+    source = _Source(text)
     in_runs = [
         (start + blob_start, start + blob_end, decoder, decoded, readable)
-        for start, end in candidate_runs(text)
+        for start, end in candidate_runs(text, source.ascii)
         for decoder, blob_start, blob_end, decoded, readable in blobs_in_run(text[start:end])
     ]
     # base64 first, then base32, then hex, each in text order.
@@ -188,15 +254,13 @@ def decode_blobs(text: str) -> list[DecodedBlob]:
         for start, end, decoder, decoded, readable in in_runs:
             if decoder is wanted and keep(decoder, start, end, decoded, readable):
                 return sorted(found, key=lambda blob: blob.start)
-    source = _Source(text)
-    for decoder, pattern, may_hold in _SEARCHED:
+    for decoder, spans, may_hold in _SEARCHED:
         if not may_hold(source):
             continue
-        for match in pattern.finditer(text):
-            start, end = match.span()
+        for start, end in spans(text):
             if end - start > MAX_BLOB_CHARS:
                 continue
-            kept = decoder.kept(match.group())
+            kept = decoder.kept(text[start:end])
             if kept and keep(decoder, start, end, *kept):
                 return sorted(found, key=lambda blob: blob.start)
     if _has_rot13_hint(source):
