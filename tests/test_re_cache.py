@@ -3,7 +3,11 @@ builds."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -77,7 +81,7 @@ def test_a_cached_pattern_matches_like_a_fresh_one(cache_home: Path, source: str
 
 def _entry_of(source: str) -> Any:
     re.purge()
-    return re_cache._compile_capturing(source, 0)[1]
+    return re_cache._compile_capturing(source, lambda: re.compile(source, 0))[1]
 
 
 _SCAN_ENTRY = _entry_of(_SCAN_SOURCE)
@@ -207,3 +211,128 @@ def test_the_entry_is_keyed_by_flags(cache_home: Path) -> None:
     assert len(_entries(cache_home)) == 2
     assert _from_disk("Key", re.IGNORECASE).search("a key")
     assert not _from_disk("Key", 0).search("a key")
+
+
+_INSTALLED_PROBE = """
+import json, re, sys, warnings
+from re import _parser
+from soulscan.engine import re_cache
+re_cache.install()
+re_cache.install()  # twice is once
+source, mode, texts = sys.argv[1], sys.argv[2], sys.argv[3:]
+if mode == "no-parsing":  # a program read from disk never reaches the parser
+    parse = _parser.parse
+    def refuse(text, *arguments):
+        assert text != source, "parsed"
+        return parse(text, *arguments)
+    _parser.parse = refuse
+pattern = re.compile(source, re.I)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    re.compile("[[a]x")  # re warns about a possible nested set: compiled by re each time
+print(json.dumps({
+    "spans": [[m.span() for m in pattern.finditer(t)] for t in texts],
+    "module_function": [m.span() for m in re.finditer(source, texts[0], flags=re.I)],
+    "bytes": bool(re.search(rb"ab+", b"xabbb")),
+    "warned": [str(w.message) for w in caught],
+}))
+"""
+_INSTALLED_SOURCE = r"(?:ignore|disregard)\s+(?P<what>all|previous)\s+instructions"
+_INSTALLED_TEXTS = ["Please IGNORE all instructions now", "disregard previous  instructions", "no"]
+
+
+def _installed_run(home: Path, mode: str = "parse") -> Any:
+    env = {**os.environ, "SOULSCAN_CACHE_DIR": str(home)}
+    env.pop("SOULSCAN_NO_CACHE", None)
+    completed = subprocess.run(
+        [sys.executable, "-c", _INSTALLED_PROBE, _INSTALLED_SOURCE, mode, *_INSTALLED_TEXTS],
+        check=True, capture_output=True, text=True, env=env, timeout=120)
+    return json.loads(completed.stdout)
+
+
+def _installed_expected() -> dict[str, Any]:
+    fresh = _fresh(_INSTALLED_SOURCE, re.IGNORECASE)
+    spans = [[list(m.span()) for m in fresh.finditer(t)] for t in _INSTALLED_TEXTS]
+    return {"spans": spans, "module_function": spans[0], "bytes": True,
+            "warned": ["Possible nested set at position 1"]}
+
+
+def _gathered(home: Path) -> list[Path]:
+    return sorted(home.glob("sre-gathered-*.bin"))
+
+
+def _own_entry(home: Path) -> Path:
+    """The per-pattern file of the probe's pattern."""
+    (entry,) = [path for path in _entries(home)
+                if cache.load(f"sre/{path.name}")[1:] == _entry_of_installed()[1:]]
+    return entry
+
+
+def _entry_of_installed() -> Any:
+    re.purge()
+    return re_cache._compile_capturing(
+        _INSTALLED_SOURCE, lambda: re.compile(_INSTALLED_SOURCE, re.IGNORECASE))[1]
+
+
+def test_an_installed_compiler_serves_every_re_compile_from_the_cache(cache_home: Path) -> None:
+    expected = _installed_expected()
+    assert _installed_run(cache_home) == expected  # compiled, and kept
+    entries = len(_entries(cache_home))
+    assert entries >= 1  # the probe's pattern, and the standard library's it imported
+    assert _installed_run(cache_home, "no-parsing") == expected
+    assert len(_entries(cache_home)) == entries  # nothing new: bytes, the warned-about kept out
+
+
+def test_what_a_second_process_read_is_gathered_into_one_record(cache_home: Path) -> None:
+    expected = _installed_expected()
+    _installed_run(cache_home)
+    assert _gathered(cache_home) == []  # one run's patterns stay in their own files
+    _installed_run(cache_home)
+    (gathered,) = _gathered(cache_home)
+    for entry in _entries(cache_home):
+        entry.unlink()
+    assert _installed_run(cache_home, "no-parsing") == expected  # from the gathered record
+
+
+def _gathered_table(home: Path) -> dict[str, Any]:
+    (gathered,) = _gathered(home)
+    table = cache.load(gathered.name)
+    assert isinstance(table, dict)
+    return table
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda home, record: record.write_bytes(record.read_bytes()[:-9]),
+                     id="torn"),
+        pytest.param(lambda home, record: record.write_bytes(b"foreign"), id="foreign-file"),
+        pytest.param(lambda home, record: cache.store(record.name, ["not", "a", "table"]),
+                     id="not-a-table"),
+        pytest.param(lambda home, record: cache.store(record.name, dict.fromkeys(
+            _gathered_table(home), ("junk",))), id="every-entry-junk"),
+    ],
+)
+def test_a_damaged_gathered_record_is_ignored(cache_home: Path,
+                                             damage: Callable[[Path, Path], None]) -> None:
+    expected = _installed_expected()
+    _installed_run(cache_home)
+    _installed_run(cache_home)
+    (gathered,) = _gathered(cache_home)
+    damage(cache_home, gathered)
+    assert _installed_run(cache_home) == expected
+    assert _installed_run(cache_home, "no-parsing") == expected  # mended or read afresh
+
+
+def test_an_unusable_gathered_entry_is_replaced_by_the_program_compiled_instead(
+        cache_home: Path) -> None:
+    _installed_run(cache_home)
+    _installed_run(cache_home)
+    (gathered,) = _gathered(cache_home)
+    name = f"sre/{_own_entry(cache_home).name}"
+    table = _gathered_table(cache_home)
+    good = table[name]
+    cache.store(gathered.name, {**table, name: (good[0], [*good[1][:-3], 999, 1, 2], *good[2:])})
+    _own_entry(cache_home).unlink()
+    assert _installed_run(cache_home) == _installed_expected()
+    assert _gathered_table(cache_home)[name] == good

@@ -25,6 +25,7 @@ import hashlib
 import marshal
 import os
 import sys
+import threading
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -48,8 +49,15 @@ def environment_key(*parts: str | bytes) -> str:
     """A digest of ``parts`` plus everything that changes Unicode semantics."""
     import regex
 
+    return interpreter_key(regex.__version__, *parts)
+
+
+def interpreter_key(*parts: str | bytes) -> str:
+    """A digest of ``parts`` plus the interpreter and its Unicode database (for what does
+    not depend on ``regex``: ``re`` programs are keyed by this while ``regex`` itself may
+    be importing)."""
     digest = hashlib.sha256()
-    for part in (sys.version, unicodedata.unidata_version, regex.__version__, *parts):
+    for part in (sys.version, unicodedata.unidata_version, *parts):
         digest.update(part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part)
         digest.update(b"\0")
     return digest.hexdigest()[:32]
@@ -103,9 +111,10 @@ def load(name: str) -> Any | None:
         return None
 
 
-def store(name: str, value: Any) -> None:
-    """Keep ``value`` (anything ``marshal`` writes: plain data, code objects) as ``name``."""
-    directory = _usable_dir()
+def store(name: str, value: Any, directory: Path | None = None) -> None:
+    """Keep ``value`` (anything ``marshal`` writes: plain data, code objects) as ``name``,
+    in ``directory`` (a cache directory ``_usable_dir`` chose) or the one in use now."""
+    directory = directory or _usable_dir()
     if directory is None:
         return
     import tempfile  # only on a miss: it (with shutil, random) costs start-up
@@ -142,15 +151,16 @@ class StoredTable:
         self.new: dict[Any, Any] = {}
         self._name = name
         self._limit = limit
+        self._directory = _usable_dir()  # saved where it was read, whatever changes meanwhile
         if name is not None:
             atexit.register(self.save)
 
     def save(self) -> None:
-        if not self.new or self._name is None:
+        if not self.new or self._name is None or self._directory is None:
             return
         table = {} if len(self.known) + len(self.new) > self._limit else dict(self.known)
         table.update(self.new)
-        store(self._name, table)
+        store(self._name, table, self._directory)
         self.new = {}
 
 
@@ -208,23 +218,77 @@ def store_bounded(name: str, data: Any, *, written: list[int], most_new: int,
     store(name, data)
 
 
+class GatheredRecords:
+    """The records of a cache keyed by values that vary without end (regex programs: one
+    file each, ``store_bounded``), with those a second process needed gathered into one
+    record (``gathered_name``), read at once: a start-up that compiles a hundred patterns
+    reads one file, not a hundred.
+
+    A record joins the gathered one when it is read from its own file, i.e. some earlier
+    process wrote it: what only one run needed (a pattern built for one text) stays out.
+    Past ``limit`` entries the gathered record starts over. Per cache directory, as the
+    directory in use can change within a process (tests do that).
+    """
+
+    def __init__(self, gathered_name: Callable[[], str], limit: int) -> None:
+        self._gathered_name = gathered_name
+        self._limit = limit
+        self._tables: dict[Path, StoredTable] = {}
+
+    def load(self, name: str) -> Any | None:
+        """The value of record ``name``: gathered, else its own file's (then gathered)."""
+        table = self._table()
+        if table is None:
+            return None
+        found = table.known.get(name)
+        if found is None:
+            found = table.new.get(name)
+        if found is None:
+            found = load(name)
+            if found is not None:
+                table.new[name] = found
+        return found
+
+    def replace(self, name: str, data: Any, **bounds: Any) -> None:
+        """Store ``data`` as record ``name`` (its own file, within ``bounds``, as
+        ``store_bounded``), and in place of a gathered copy (that one was unusable)."""
+        table = self._table()
+        if table is not None and (name in table.known or name in table.new):
+            table.new[name] = data
+        store_bounded(name, data, **bounds)
+
+    def _table(self) -> StoredTable | None:
+        directory = _usable_dir()
+        if directory is None:
+            return None
+        table = self._tables.get(directory)
+        if table is None:
+            table = self._tables[directory] = StoredTable(self._gathered_name(), self._limit)
+        return table
+
+
+# Recording swaps a module attribute: two threads compiling at once must not interleave.
+_RECORDING = threading.RLock()
+
+
 def recorded_calls(owner: Any, attribute: str,
                    run: Callable[[], T]) -> tuple[T, list[tuple[Any, ...]]]:
     """What ``run`` returns and the arguments of every call it made to ``owner.attribute``
-    (a C compiler, whose input is what the caches keep). Single-threaded: the attribute is
-    swapped for a recording one while ``run`` runs."""
-    real = getattr(owner, attribute)
-    seen: list[tuple[Any, ...]] = []
+    (a C compiler, whose input is what the caches keep): the attribute is swapped for a
+    recording one while ``run`` runs, one thread at a time."""
+    with _RECORDING:
+        real = getattr(owner, attribute)
+        seen: list[tuple[Any, ...]] = []
 
-    def recorder(*arguments: Any) -> Any:
-        seen.append(arguments)
-        return real(*arguments)
+        def recorder(*arguments: Any) -> Any:
+            seen.append(arguments)
+            return real(*arguments)
 
-    setattr(owner, attribute, recorder)
-    try:
-        result = run()
-    finally:
-        setattr(owner, attribute, real)
+        setattr(owner, attribute, recorder)
+        try:
+            result = run()
+        finally:
+            setattr(owner, attribute, real)
     return result, seen
 
 

@@ -11,13 +11,16 @@ pattern, its flags and the interpreter, so it is stored under a key of all three
 
 It is an optimisation only, as ``soulscan.engine.regex_cache`` is for ``regex``: a
 missing or damaged entry, DEBUG or LOCALE, an interpreter other than CPython or an ``re``
-whose internals differ all fall back to ``re.compile``.
+whose internals differ all fall back to ``re.compile``. The CLI ``install``s it for every
+``re`` compile of its process (the module-level patterns of soulscan and of the standard
+library modules it imports), as it does ``regex_cache``.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from re import _compiler  # type: ignore[attr-defined]
 from typing import Any
 
@@ -28,40 +31,102 @@ _SUBDIRECTORY = "sre"  # named after the C compiler it feeds
 # The C half of ``re``: ``re._compiler.compile`` calls ``_sre.compile`` with the program.
 C_MODULE: Any = vars(_compiler)["_sre"]
 _UNCACHEABLE_FLAGS = re.DEBUG | re.LOCALE
+# What ``re``'s parser warns about in a text pattern (a nested set, ``--``/``&&``/``~~``/
+# ``||`` in a set, a conditional group number such as ``+1``) is spelt with one of these:
+# such a pattern is compiled by ``re`` each time, since a program read from disk would
+# skip the warning.
+_MAY_WARN = ("[[", "--", "&&", "~~", "||")
+_CONDITIONAL = "(?("
 # Like ``regex_cache``: a process writes few new entries, and a full directory starts over.
 MAX_NEW_ENTRIES = 256
 MAX_ENTRIES_ON_DISK = 1024
+# Entries a second process needed, kept together (``cache.GatheredRecords``).
+MAX_GATHERED = 512
 _written = [0]
 
 
 def compile_cached(source: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(source, flags)``, read from the on-disk cache when it is there."""
     flags = int(flags)
-    if sys.implementation.name != "cpython" or flags & _UNCACHEABLE_FLAGS:
-        return re.compile(source, flags)
+    if _installed() or not _cacheable(source, flags):
+        return re.compile(source, flags)  # the installed compiler reads the cache
+    return _through_cache(source, flags, lambda: re.compile(source, flags))
+
+
+def install() -> None:
+    """Serve every ``re`` compile of this process through the disk cache.
+
+    ``re.compile`` (and ``re.search``, ``re.sub``...) look in ``re``'s own memory first
+    and call ``re._compiler.compile`` on a miss: that is what is replaced. Bytes patterns
+    and what ``compile_cached`` would not keep go to ``re`` as before; an ``re`` whose
+    compiler entry point looks different is left alone.
+    """
+    compile_program = _compiler.compile
+    if (_installed() or sys.implementation.name != "cpython"
+            or compile_program.__code__.co_varnames[:2] != ("p", "flags")):
+        return
+
+    def cached_compile(p: Any, flags: Any = 0) -> Any:
+        if not isinstance(p, str) or not _cacheable(p, int(flags)):
+            return compile_program(p, flags)
+        return _through_cache(p, int(flags), lambda: compile_program(p, flags))
+
+    cached_compile.soulscan_cached = True  # type: ignore[attr-defined]
+    cached_compile.original = compile_program  # type: ignore[attr-defined]
+    _compiler.compile = cached_compile
+
+
+def _installed() -> bool:
+    return getattr(_compiler.compile, "soulscan_cached", False) is True
+
+
+def _cacheable(source: str, flags: int) -> bool:
+    return (sys.implementation.name == "cpython" and not flags & _UNCACHEABLE_FLAGS
+            and not any(spelling in source for spelling in _MAY_WARN)
+            and (_CONDITIONAL not in source or _plain_conditions(source)))
+
+
+def _plain_conditions(source: str) -> bool:
+    """Whether every conditional names its group as ``re`` does not warn about: a name, or
+    a number in ASCII digits."""
+    for after in source.split(_CONDITIONAL)[1:]:
+        name = after.partition(")")[0]
+        if not (name.isidentifier() or (name.isascii() and name.isdigit())):
+            return False
+    return True
+
+
+def _through_cache(source: str, flags: int,
+                   compile_program: Callable[[], re.Pattern[str]]) -> re.Pattern[str]:
     name = _entry_name(source, flags)
-    pattern = _from_entry(cache.load(name), source)
+    pattern = _from_entry(_ENTRIES.load(name), source)
     if pattern is not None:
         return pattern
-    pattern, arguments = _compile_capturing(source, flags)
+    pattern, arguments = _compile_capturing(source, compile_program)
     if arguments is not None:
-        cache.store_bounded(name, arguments, written=_written, most_new=MAX_NEW_ENTRIES,
-                            subdirectory=_SUBDIRECTORY, most_on_disk=MAX_ENTRIES_ON_DISK)
+        _ENTRIES.replace(name, arguments, written=_written, most_new=MAX_NEW_ENTRIES,
+                         subdirectory=_SUBDIRECTORY, most_on_disk=MAX_ENTRIES_ON_DISK)
     return pattern
 
 
+def _version_key(*parts: str) -> str:
+    # not cache.environment_key: that imports regex, and regex's import compiles with re
+    return cache.interpreter_key(f"re-cache {FORMAT}", sys.implementation.cache_tag or "",
+                                 str(C_MODULE.MAGIC), str(C_MODULE.CODESIZE), *parts)
+
+
 def _entry_name(source: str, flags: int) -> str:
-    key = cache.environment_key(f"re-cache {FORMAT}", sys.implementation.cache_tag or "",
-                                str(C_MODULE.MAGIC), str(C_MODULE.CODESIZE), str(flags), source)
-    return f"{_SUBDIRECTORY}/{key}.bin"
+    return f"{_SUBDIRECTORY}/{_version_key(str(flags), source)}.bin"
 
 
-def _compile_capturing(source: str,
-                       flags: int) -> tuple[re.Pattern[str], tuple[Any, ...] | None]:
+_ENTRIES = cache.GatheredRecords(lambda: f"sre-gathered-{_version_key()}.bin", MAX_GATHERED)
+
+
+def _compile_capturing(source: str, compile_program: Callable[[], re.Pattern[str]]
+                       ) -> tuple[re.Pattern[str], tuple[Any, ...] | None]:
     """The compiled pattern and the C compiler's arguments (None when they were not seen:
-    the pattern was in ``re``'s own in-memory cache already). Single-threaded: the C
-    compiler is swapped for a recording one while ``re.compile`` runs."""
-    pattern, seen = cache.recorded_calls(C_MODULE, "compile", lambda: re.compile(source, flags))
+    the pattern was in ``re``'s own in-memory cache already)."""
+    pattern, seen = cache.recorded_calls(C_MODULE, "compile", compile_program)
     if len(seen) != 1:
         return pattern, None
     return pattern, _portable(seen[0], source)

@@ -36,6 +36,8 @@ MAX_NEW_ENTRIES = 1024
 # Entries kept on disk: a process about to write its first entry empties the directory
 # when it holds this many (per-text patterns and older versions' entries do not pile up).
 MAX_ENTRIES_ON_DISK = 4096
+# Entries a second process needed, kept together (``cache.GatheredRecords``).
+MAX_GATHERED = 512
 _written = [0]
 
 
@@ -85,20 +87,26 @@ def _installed() -> bool:
 def _through_cache(source: str, flags: int,
                    parse: Callable[[], regex.Pattern[str]]) -> regex.Pattern[str]:
     name = _entry_name(source, flags)
-    pattern = _from_entry(cache.load(name), source, flags)
+    pattern = _from_entry(_ENTRIES.load(name), source, flags)
     if pattern is not None:
         return pattern
     pattern, arguments = _parse_capturing(parse, source)
     if arguments is not None:
-        cache.store_bounded(name, arguments, written=_written, most_new=MAX_NEW_ENTRIES,
-                            subdirectory=_SUBDIRECTORY, most_on_disk=MAX_ENTRIES_ON_DISK)
+        _ENTRIES.replace(name, arguments, written=_written, most_new=MAX_NEW_ENTRIES,
+                         subdirectory=_SUBDIRECTORY, most_on_disk=MAX_ENTRIES_ON_DISK)
     return pattern
 
 
+def _version_key(*parts: str) -> str:
+    return cache.environment_key(f"regex-cache {FORMAT}", str(int(regex.DEFAULT_VERSION)),
+                                 *parts)
+
+
 def _entry_name(source: str, flags: int) -> str:
-    key = cache.environment_key(f"regex-cache {FORMAT}", str(int(regex.DEFAULT_VERSION)),
-                                str(int(flags)), source)
-    return f"{_SUBDIRECTORY}/{key}.bin"
+    return f"{_SUBDIRECTORY}/{_version_key(str(int(flags)), source)}.bin"
+
+
+_ENTRIES = cache.GatheredRecords(lambda: f"regex-gathered-{_version_key()}.bin", MAX_GATHERED)
 
 
 def _parse_capturing(parse: Callable[[], regex.Pattern[str]],
