@@ -140,11 +140,20 @@ def _rewrite(home: Path, change: Callable[[Any], Any]) -> None:
     cache.store(name, change(cache.load(name)))
 
 
+def _with_rule_field(data: tuple[Any, ...], field: str, value: object) -> tuple[Any, ...]:
+    """The pack record with one field of its first rule replaced."""
+    rules_at = pack_cache.PACK_FIELDS.index("rules")
+    rule = list(data[rules_at][0])
+    rule[pack_cache.RULE_FIELDS.index(field)] = value
+    return (*data[:rules_at], (tuple(rule), *data[rules_at][1:]), *data[rules_at + 1:])
+
+
 @pytest.mark.parametrize(
     "data",
     [
-        pytest.param([], id="not-a-mapping"),
-        pytest.param({"id": "demo"}, id="missing-keys"),
+        pytest.param([], id="not-a-tuple"),
+        pytest.param({"id": "demo"}, id="a-mapping"),
+        pytest.param(("demo", "Demo"), id="short-tuple"),
         pytest.param(None, id="none"),
     ],
 )
@@ -162,20 +171,22 @@ def test_a_record_of_another_shape_is_ignored(cache_home: Path, tmp_path: Path,
         pytest.param("regex_flags", "34", id="flags-as-text"),
         pytest.param("regex_flags", True, id="flags-as-bool"),
         pytest.param("severity", "DIRE", id="unknown-severity"),
-        pytest.param("anchors", [["evil", 7]], id="anchor-not-text"),
-        pytest.param("kinds", "agents", id="kinds-not-a-list"),
+        pytest.param("severity", ["HIGH"], id="severity-not-text"),
+        pytest.param("anchors", (("evil", 7),), id="anchor-not-text"),
+        pytest.param("anchors", [("evil",)], id="anchors-not-a-tuple"),
+        pytest.param("kinds", "agents", id="kinds-not-a-tuple"),
+        pytest.param("match", ("evil", None), id="example-not-text"),
+        pytest.param("docs", {"why": 1}, id="doc-not-text"),
+        pytest.param("exact_guard", 7, id="guard-not-text"),
+        pytest.param("anchors_folded", 1, id="folded-not-a-bool"),
+        pytest.param("id", None, id="id-missing"),
     ],
 )
 def test_an_entry_with_a_wrong_field_is_ignored(cache_home: Path, tmp_path: Path, field: str,
                                                 value: object) -> None:
     path = _write(tmp_path)
     expected = load_pack(path)
-
-    def change(data: dict[str, Any]) -> dict[str, Any]:
-        data["rules"][0][field] = value
-        return data
-
-    _rewrite(cache_home, change)
+    _rewrite(cache_home, lambda data: _with_rule_field(data, field, value))
     reloaded = load_pack(path)
     assert reloaded == expected
     assert reloaded.rules[0].regex_flags == expected.rules[0].regex_flags
@@ -186,11 +197,7 @@ def test_a_good_entry_is_what_the_loader_uses(cache_home: Path, tmp_path: Path) 
     path = _write(tmp_path)
     load_pack(path)
 
-    def change(data: dict[str, Any]) -> dict[str, Any]:
-        data["rules"][0]["message"] = "From the cache."
-        return data
-
-    _rewrite(cache_home, change)
+    _rewrite(cache_home, lambda data: _with_rule_field(data, "message", "From the cache."))
     assert load_pack(path).rules[0].message == "From the cache."
 
 

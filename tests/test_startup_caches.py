@@ -90,6 +90,41 @@ def test_a_damaged_method_record_is_compiled_afresh(tmp_path: Path) -> None:
         "Point(x=1, y=2, tags=()) True True True 3 0 False")
 
 
+@pytest.mark.parametrize(
+    "stored",
+    [
+        pytest.param(b"junk", id="not-marshal-data"),
+        pytest.param(marshal.dumps(("not", "code")), id="not-code"),
+        pytest.param(b"", id="empty"),
+    ],
+)
+def test_a_method_whose_stored_code_is_unusable_is_compiled_afresh(tmp_path: Path,
+                                                                   stored: bytes) -> None:
+    cache_home = tmp_path / "cache"
+    _run(_DATACLASS_PROBE, cache_home, tmp_path)
+    (record,) = cache_home.glob("dataclass-methods-*.bin")
+    name = record.name
+    env = _env(cache_home, tmp_path)
+    table = _load_record(name, env)
+    _store_record(name, dict.fromkeys(table, stored), env)
+    assert _run(_DATACLASS_PROBE, cache_home, tmp_path).startswith(
+        "Point(x=1, y=2, tags=()) True True True 3")
+
+
+def _load_record(name: str, env: dict[str, str]) -> dict[str, bytes]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SOULSCAN_CACHE_DIR", env["SOULSCAN_CACHE_DIR"])
+        table = cache.load(name)
+    assert isinstance(table, dict) and table
+    return table
+
+
+def _store_record(name: str, table: dict[str, bytes], env: dict[str, str]) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SOULSCAN_CACHE_DIR", env["SOULSCAN_CACHE_DIR"])
+        cache.store(name, table)
+
+
 _MEMO_MODULE = """
 from soulscan.engine import cache
 

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterable
+from itertools import chain
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from soulscan.engine import cache
 from soulscan.engine.rulepack import Examples, Rule, RulePack
 from soulscan.models import Confidence, Severity
 
 # Bump when the shape below changes (the code digest would catch it too).
-FORMAT = 3
+FORMAT = 4
 # Everything that decides what a pack compiles to: the loader, the python-re
 # translation, the anchor extraction, this module and the value types.
 _CODE_FILES = ("rulepack.py", "pyre.py", "anchors.py", "pack_cache.py", "../models.py")
-
-T = TypeVar("T")
 
 
 class _Malformed(ValueError):
@@ -50,88 +50,112 @@ def cache_name(pack_text: str, *, trusted: bool) -> str | None:
     return f"rulepack-{key}.bin"
 
 
-def to_data(pack: RulePack) -> dict[str, Any]:
-    return {
-        "id": pack.id, "name": pack.name, "dialect": pack.dialect, "runtime": pack.runtime,
-        "origin": pack.origin, "scopes": list(pack.scopes), "scan_window": pack.scan_window,
-        "invisible_chars": sorted(pack.invisible_chars), "description": pack.description,
-        "source": pack.source, "rules": [_rule_to_data(rule) for rule in pack.rules],
-    }
+# A pack is a tuple of these, and each rule a tuple of ``RULE_FIELDS`` (tuples, not
+# mappings: no key is stored or looked up per rule, and the whole record is checked by
+# type in a few passes).
+PACK_FIELDS = ("id", "name", "dialect", "runtime", "origin", "scopes", "scan_window",
+               "invisible_chars", "description", "source", "rules")
+RULE_FIELDS = ("id", "name", "scope", "severity", "confidence", "message", "pattern", "docs",
+               "match", "no_match", "tags", "view", "kinds", "origin", "regex_source",
+               "regex_flags", "exact_source", "exact_guard", "anchors", "anchors_folded")
+_SEVERITIES = {member.name: member for member in Severity}
+_CONFIDENCES = {member.name: member for member in Confidence}
+_TEXT = {str}
+_TEXT_OR_NONE = {str, type(None)}
 
 
-def _rule_to_data(rule: Rule) -> dict[str, Any]:
-    return {
-        "id": rule.id, "name": rule.name, "scope": rule.scope, "severity": rule.severity.name,
-        "confidence": rule.confidence.name, "message": rule.message, "pattern": rule.pattern,
-        "docs": dict(rule.docs), "match": list(rule.examples.match),
-        "no_match": list(rule.examples.no_match), "tags": list(rule.tags), "view": rule.view,
-        "kinds": sorted(rule.kinds), "origin": rule.origin, "regex_source": rule.regex_source,
-        "regex_flags": int(rule.regex_flags), "exact_source": rule.exact_source,
-        "exact_guard": rule.exact_guard,
-        "anchors": None if rule.anchors is None else [list(group) for group in rule.anchors],
-        "anchors_folded": rule.anchors_folded,
-    }
+def to_data(pack: RulePack) -> tuple[Any, ...]:
+    return (pack.id, pack.name, pack.dialect, pack.runtime, pack.origin, tuple(pack.scopes),
+            pack.scan_window, tuple(sorted(pack.invisible_chars)), pack.description,
+            pack.source, tuple(_rule_to_data(rule) for rule in pack.rules))
+
+
+def _rule_to_data(rule: Rule) -> tuple[Any, ...]:
+    return (rule.id, rule.name, rule.scope, rule.severity.name, rule.confidence.name,
+            rule.message, rule.pattern, dict(rule.docs), tuple(rule.examples.match),
+            tuple(rule.examples.no_match), tuple(rule.tags), rule.view, tuple(sorted(rule.kinds)),
+            rule.origin, rule.regex_source, int(rule.regex_flags), rule.exact_source,
+            rule.exact_guard,
+            None if rule.anchors is None else tuple(tuple(group) for group in rule.anchors),
+            rule.anchors_folded)
 
 
 def from_data(data: Any, path: Path, *, trusted: bool) -> RulePack | None:
     """The pack ``to_data`` wrote, or None when ``data`` is not such a pack."""
     try:
         return _pack_from_data(data, path, trusted)
-    except (_Malformed, KeyError, TypeError):
+    except (_Malformed, KeyError, TypeError, ValueError):
         return None
 
 
 def _pack_from_data(data: Any, path: Path, trusted: bool) -> RulePack:
-    entry = _typed(data, dict)
-    pack_id = _typed(entry["id"], str)
-    window = entry["scan_window"]
+    (pack_id, name, dialect, runtime, origin, scopes, window, invisible, description, source,
+     rows) = _row(data, len(PACK_FIELDS))
+    _check(_texts((pack_id, name, dialect, origin, description, source))
+           and _text_tuples((scopes, invisible)) and type(runtime) in _TEXT_OR_NONE
+           and (window is None or type(window) is int))
+    _check_rules(rows)
     return RulePack(
-        id=pack_id, name=_typed(entry["name"], str), path=path,
-        dialect=_typed(entry["dialect"], str), runtime=_optional(entry["runtime"], str),
-        origin=_typed(entry["origin"], str), scopes=_strings(entry["scopes"]),
-        rules=tuple(_rule_from_data(rule, pack_id, trusted)
-                    for rule in _typed(entry["rules"], list)),
-        scan_window=None if window is None else _typed(window, int),
-        invisible_chars=frozenset(_strings(entry["invisible_chars"])),
-        description=_typed(entry["description"], str), source=_typed(entry["source"], str),
+        id=pack_id, name=name, path=path, dialect=dialect, runtime=runtime, origin=origin,
+        scopes=scopes, rules=tuple(_rule(row, pack_id, trusted) for row in rows),
+        scan_window=window, invisible_chars=frozenset(invisible), description=description,
+        source=source,
     )
 
 
-def _rule_from_data(data: Any, pack_id: str, trusted: bool) -> Rule:
-    entry = _typed(data, dict)
-    docs = _typed(entry["docs"], dict)
-    anchors = entry["anchors"]
+def _check_rules(rows: Any) -> None:
+    """That ``rows`` are rules as ``_rule_to_data`` writes them, checked a column at a
+    time (a few passes in C for the whole pack, not a call per field of each rule)."""
+    _check(type(rows) is tuple and set(map(type, rows)) <= {tuple}
+           and set(map(len, rows)) <= {len(RULE_FIELDS)})
+    if not rows:
+        return
+    column = dict(zip(RULE_FIELDS, zip(*rows, strict=True), strict=True))
+    _check(all(_texts(column[name]) for name in (
+        "id", "name", "scope", "message", "pattern", "view", "origin", "regex_source"))
+        and all(set(map(type, column[name])) <= _TEXT_OR_NONE
+                for name in ("exact_source", "exact_guard"))
+        and all(_text_tuples(column[name]) for name in ("match", "no_match", "tags", "kinds"))
+        and set(column["severity"]) <= _SEVERITIES.keys()
+        and set(column["confidence"]) <= _CONFIDENCES.keys()
+        and set(map(type, column["regex_flags"])) <= {int}
+        and set(map(type, column["anchors_folded"])) <= {bool}
+        and set(map(type, column["docs"])) <= {dict}
+        and _texts(chain.from_iterable(column["docs"]))
+        and _texts(chain.from_iterable(map(dict.values, column["docs"]))))
+    anchors = [groups for groups in column["anchors"] if groups is not None]
+    _check(set(map(type, anchors)) <= {tuple} and _text_tuples(chain.from_iterable(anchors)))
+
+
+def _rule(row: tuple[Any, ...], pack_id: str, trusted: bool) -> Rule:
+    (rule_id, name, scope, severity, confidence, message, pattern, docs, match, no_match, tags,
+     view, kinds, origin, regex_source, regex_flags, exact_source, exact_guard, anchors,
+     anchors_folded) = row
     return Rule(
-        id=_typed(entry["id"], str), name=_typed(entry["name"], str), pack=pack_id,
-        scope=_typed(entry["scope"], str),
-        severity=Severity[_typed(entry["severity"], str)],
-        confidence=Confidence[_typed(entry["confidence"], str)],
-        message=_typed(entry["message"], str), pattern=_typed(entry["pattern"], str),
-        docs={_typed(k, str): _typed(v, str) for k, v in docs.items()},
-        examples=Examples(_strings(entry["match"]), _strings(entry["no_match"])),
-        tags=_strings(entry["tags"]), view=_typed(entry["view"], str),
-        kinds=frozenset(_strings(entry["kinds"])), origin=_typed(entry["origin"], str),
-        regex_source=_typed(entry["regex_source"], str),
-        regex_flags=_typed(entry["regex_flags"], int),
-        exact_source=_optional(entry["exact_source"], str),
-        exact_guard=_optional(entry["exact_guard"], str),
-        anchors=None if anchors is None else tuple(
-            _strings(group) for group in _typed(anchors, list)),
-        anchors_folded=_typed(entry["anchors_folded"], bool),
-        trusted=trusted,
+        id=rule_id, name=name, pack=pack_id, scope=scope, severity=_SEVERITIES[severity],
+        confidence=_CONFIDENCES[confidence], message=message, pattern=pattern, docs=docs,
+        examples=Examples(match, no_match), tags=tags, view=view, kinds=frozenset(kinds),
+        origin=origin, regex_source=regex_source, regex_flags=regex_flags,
+        exact_source=exact_source, exact_guard=exact_guard, anchors=anchors,
+        anchors_folded=anchors_folded, trusted=trusted,
     )
 
 
-def _typed(value: Any, kind: type[T]) -> T:
-    # bool is an int to isinstance; a flag word or a window must not be one.
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise _Malformed(f"expected {kind.__name__}")
-    return value
+def _row(value: Any, length: int) -> tuple[Any, ...]:
+    _check(type(value) is tuple and len(value) == length)
+    return value  # type: ignore[no-any-return]
 
 
-def _optional(value: Any, kind: type[T]) -> T | None:
-    return None if value is None else _typed(value, kind)
+def _check(well_formed: bool) -> None:
+    if not well_formed:
+        raise _Malformed("not the shape to_data writes")
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(_typed(item, str) for item in _typed(value, list))
+def _texts(values: Iterable[Any]) -> bool:
+    return set(map(type, values)) <= _TEXT  # the values' types: {str}, or none at all
+
+
+def _text_tuples(values: Iterable[Any]) -> bool:
+    """Whether every value is a tuple of strings."""
+    tuples = tuple(values)
+    return set(map(type, tuples)) <= {tuple} and _texts(chain.from_iterable(tuples))
