@@ -68,3 +68,24 @@ def test_pre_check_class_is_exactly_the_foreign_lookalikes() -> None:
 )
 def test_homoglyph_words_after_pre_check(text: str, found: bool) -> None:
     assert bool(unicode._homoglyph_words(text)) is found
+
+
+def test_a_text_without_an_issue_character_has_no_issue() -> None:
+    """Every character outside `_issue_character` is neither a suspect, nor a foreign
+    look-alike, nor a combining mark: a text of them alone has no suspect run, no homoglyph
+    word and no stacked run, which is what the early return of `analyse_unicode` skips."""
+    gate = unicode._issue_character()
+    quiet = "".join(chr(cp) for cp in range(0x110000) if not gate.match(chr(cp)))  # surrogates too
+    assert quiet.isascii() is False and "\U00010000" > max(quiet)
+    assert not unicode_suspects._SUSPECT.search(quiet)
+    assert not unicode._MARK.search(quiet)
+    assert set(map(ord, quiet)).isdisjoint(unicode._FOREIGN_LOOKALIKE)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="a \u00e9\u4e2d\u0430\u200b\u2019\u0301\U0001f600\ufe0f", max_size=30))
+def test_issue_character_gate_changes_no_analysis(text: str) -> None:
+    if not text.isascii() and not unicode._issue_character().search(text):
+        assert unicode_suspects.suspect_characters(text) == []
+        assert unicode._homoglyph_words(text) == []
+        assert not unicode._THREE_MARKS.search(text)

@@ -33,7 +33,7 @@ _SUSPECT = regex.compile(
 _ASCII_SUSPECT = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 # `_SUSPECT` as code point ranges for `re`, which scans for them several times faster than
 # `regex` scans for the properties (tests/test_unicode_prefilter.py: the same characters).
-_SUSPECT_RANGES = (
+SUSPECT_RANGES = (
     (0x0000, 0x0008), (0x000B, 0x000B), (0x000E, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD),
     (0x034F, 0x034F), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
     (0x0890, 0x0891), (0x08E2, 0x08E2), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
@@ -43,11 +43,11 @@ _SUSPECT_RANGES = (
     (0xE0000, 0xE0FFF),
 )  # fmt: skip
 _SUSPECT_CHARS = re.compile(
-    "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _SUSPECT_RANGES) + "]"
+    "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in SUSPECT_RANGES) + "]"
 )
 _BMP_SUSPECT_CHARS = re.compile(
     "["
-    + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _SUSPECT_RANGES if last < 0x10000)
+    + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in SUSPECT_RANGES if last < 0x10000)
     + "]"
 )
 _EMOJI = regex.compile(
