@@ -58,6 +58,40 @@ def rules_for_kind(kind: str) -> tuple[Rule, ...]:
     )
 
 
+ANALYSED_VIEWS = ("unicode", "secrets", "encoded")
+
+
+@dataclass(frozen=True)
+class _KindPlan:
+    """Where each rule of a kind stands, so a text walks only the rules that can match."""
+
+    rules: tuple[Rule, ...]  # rules_for_kind(kind)
+    index: dict[str, int]  # rule id -> its place in `rules`
+    text_views: tuple[str, ...]  # the text views with rules, in the order rules name them
+    analysed: dict[str, tuple[int, ...]]  # analysis view -> its rules: none match if it found nothing
+    always: tuple[int, ...]  # rules of the runtime-aware views: each looks at the text itself
+
+
+@functools.cache
+def _plan(kind: str) -> _KindPlan:
+    rules = rules_for_kind(kind)
+    analysed: dict[str, list[int]] = {}
+    for index, rule in enumerate(rules):
+        if rule.view in ANALYSED_VIEWS:
+            analysed.setdefault(rule.view, []).append(index)
+    return _KindPlan(
+        rules,
+        {rule.id: index for index, rule in enumerate(rules)},
+        tuple(dict.fromkeys(rule.view for rule in rules if rule.view in VIEW_NAMES)),
+        {view: tuple(indexes) for view, indexes in analysed.items()},
+        tuple(
+            index
+            for index, rule in enumerate(rules)
+            if rule.view not in VIEW_NAMES and rule.view not in ANALYSED_VIEWS
+        ),
+    )
+
+
 def _labelled(rule: Rule, label: str) -> bool:
     return rule.compiled.search(label) is not None
 
@@ -190,20 +224,33 @@ class _Analysis:
             ]
         return _runtime_matches(rule, self.text, self.kind, self.runtime)
 
-    def run(self) -> list[HardenedMatch]:
-        matches: list[HardenedMatch] = []
-        # what each kind of view found: a rule of a view that found nothing has no match
+    def candidates(self) -> list[Rule]:
+        """The rules of the kind that can match, in pack order: each text view's live rules
+        (the gate's answer for the whole view), the rules of an analysis that found
+        something, and every other rule."""
+        plan = _plan(self.kind)
         found = {"unicode": self.issues, "secrets": self.secrets, "encoded": self.blobs}
-        for rule in rules_for_kind(self.kind):
-            if rule.view in VIEW_NAMES:
-                if rule.id not in self.view_rules.live(rule.view):
-                    continue
-            elif rule.view in found and not found[rule.view]:
-                continue
+        chosen = list(plan.always)
+        for view in plan.text_views:
+            chosen += map(plan.index.__getitem__, self.view_rules.live(view))
+        for view, indexes in plan.analysed.items():
+            if found[view]:
+                chosen += indexes
+        chosen.sort()
+        return list(map(plan.rules.__getitem__, chosen))
+
+    def own_matches(self) -> list[HardenedMatch]:
+        """The matches of the rules on this text itself, in pack order."""
+        matches: list[HardenedMatch] = []
+        for rule in self.candidates():
             matches.extend(self.rule_matches(rule))
+        return matches
+
+    def run(self) -> list[HardenedMatch]:
+        matches = self.own_matches()
         if self.depth < MAX_DECODE_DEPTH:
             for payload in self.payloads():
-                inner = _Analysis(payload.text, "payload", self.depth + 1).run()
+                inner = type(self)(payload.text, "payload", self.depth + 1).run()
                 for match in inner:
                     if match.rule.view in ("encoded", "unicode"):
                         continue

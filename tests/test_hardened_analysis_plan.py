@@ -1,0 +1,84 @@
+"""The analysis walks only the rules that can match, and finds exactly what walking every rule
+ungated (each text-view rule's pattern over its whole view) finds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.engine.matcher import PreparedText, rule_finditer
+from soulscan.hardened.analyze import (
+    HardenedMatch,
+    _Analysis,
+    _text_matches,
+    rules_for_kind,
+)
+from soulscan.hardened.view_rules import hardened_rules
+from soulscan.hardened.views import VIEW_NAMES
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+KINDS = ("agents", "memory", "payload", "soul")
+EXAMPLES = [
+    text
+    for rule in hardened_rules()
+    for text in (*rule.examples.match, *rule.examples.no_match)
+]
+
+
+class _Ungated(_Analysis):
+    """Every rule of the kind, each text-view rule searched over its whole view."""
+
+    def own_matches(self) -> list[HardenedMatch]:
+        matches: list[HardenedMatch] = []
+        for rule in rules_for_kind(self.kind):
+            if rule.view in VIEW_NAMES:
+                prepared = PreparedText(self.views.get(rule.view).text)
+                spans = list(rule_finditer(rule, prepared))
+                matches += _text_matches(rule, self.views, spans)
+            else:
+                matches += self.rule_matches(rule)
+        return matches
+
+
+def _assert_as_ungated(text: str, kind: str) -> None:
+    expected = _Ungated(text, kind, 0).run()
+    assert _Analysis(text, kind, 0).run() == expected, (kind, text[:200])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_examples_analyse_as_ungated(kind: str) -> None:
+    for text in EXAMPLES:
+        _assert_as_ungated(text, kind)
+
+
+_PIECES = st.sampled_from(EXAMPLES).map(lambda text: text[:160])
+_GLUE = st.sampled_from(
+    [" ", "\n", "-\n", "**", "<b>", "&#105;", "\u200b", " now ", ". ", "1", "", "\u0130", "ﬁ"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_PIECES, _GLUE), min_size=1, max_size=4), st.sampled_from(KINDS))
+def test_spliced_examples_analyse_as_ungated(parts: list[tuple[str, str]], kind: str) -> None:
+    _assert_as_ungated("".join(piece + glue for piece, glue in parts), kind)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.sampled_from(KINDS))
+def test_any_text_analyses_as_ungated(text: str, kind: str) -> None:
+    _assert_as_ungated(text, kind)
+
+
+def test_a_sample_of_the_shared_corpora_analyses_as_ungated() -> None:
+    files = sorted(SHARED.glob("*/items.jsonl"))
+    if not files:
+        pytest.skip("shared corpora absent")
+    for path in files:
+        with path.open(encoding="utf-8") as handle:
+            texts = [json.loads(line)["text"] for line in handle if line.strip()]
+        for text in texts[::40]:
+            _assert_as_ungated(text, "agents")
