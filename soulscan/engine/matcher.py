@@ -101,10 +101,12 @@ class PreparedText:
     reads one byte a character too.
     """
 
-    def __init__(self, text: str, *, ascii_anchors_only: bool = False) -> None:
+    def __init__(self, text: str, *, ascii_anchors_only: bool = False,
+                 folded: str | None = None) -> None:
         self.text = text
         self._ascii_anchors_only = ascii_anchors_only
-        self._folded: str | None = None
+        # ``folded``: what the property below would compute, when the caller already knows
+        self._folded: str | None = folded
         self._needs_exact: dict[str, bool] = {}
         # anchor -> does it occur (in the folded text / in the text): rules share anchors
         self._in_folded: dict[str, bool] = {}

@@ -191,9 +191,10 @@ class RuleSetGate:
             for start in entry.necessary.starts}
         self.ascii_anchors_only = not any("?" in text or NON_ASCII in text for text in looked_for)
 
-    def prepare(self, text: str) -> PreparedText:
-        """``text`` ready for ``candidates``."""
-        return PreparedText(text, ascii_anchors_only=self.ascii_anchors_only)
+    def prepare(self, text: str, folded: str | None = None) -> PreparedText:
+        """``text`` ready for ``candidates`` (``folded``: its ``PreparedText.folded``, when
+        the caller knows it)."""
+        return PreparedText(text, ascii_anchors_only=self.ascii_anchors_only, folded=folded)
 
     def _opened(self, prepared: PreparedText) -> int:
         """The rules (bits) whose first group may have a member in the text; whether each

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from soulscan.engine.prefilter import RuleSetGate, gated_python_re
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
+from soulscan.hermes.sparse_window import window_facts
 
 MAX_SCAN_CHARS = 65_536
 SCOPES = ("all", "context", "strict")
@@ -86,12 +87,6 @@ def _gate_for_scope(scope: str) -> RuleSetGate:
     return gate
 
 
-def _invisible_findings(window: str) -> list[str]:
-    if window.isascii() or _invisible_pattern().search(window) is None:
-        return []
-    return [invisible_id(ch) for ch in sorted(set(window) & _pack_invisible())]
-
-
 def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     """The runtime's finding ids for ``text`` at ``scope``, in the runtime's order."""
     if not text:
@@ -100,8 +95,13 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     window = text[:MAX_SCAN_CHARS]
     if window.isascii():  # no invisible character, and NFKC changes nothing
         return [rule.id for rule in gate.matching_rules(gate.prepare(window))]
-    findings = _invisible_findings(window)
-    findings.extend(rule.id for rule in gate.matching_rules(gate.prepare(nfkc(window))))
+    facts = window_facts(window, _pack_invisible())
+    findings = [invisible_id(ch) for ch in sorted(facts.invisible)] if facts.invisible else []
+    if not facts.normal:
+        prepared = gate.prepare(nfkc(window))
+    else:  # the gates of the runtime pack look only for ASCII anchors (``facts.folded``)
+        prepared = gate.prepare(window, facts.folded if gate.ascii_anchors_only else None)
+    findings.extend(rule.id for rule in gate.matching_rules(prepared))
     return findings
 
 
