@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -130,6 +131,46 @@ def test_both_suspect_paths_match_a_walk_over_every_cluster(pieces: list[str]) -
     if not text.isascii():
         pattern = unicode_suspects._suspect_pattern(text)
         assert unicode_suspects._suspects_in_every_cluster(text, pattern) == expected
+
+
+_CHUNK_PIECES = _EMOJI_AND_SUSPECTS + [" ", " \u0301", " \u200d", "\u0600 ", "\ufeff "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(_CHUNK_PIECES), max_size=6), min_size=1, max_size=3),
+    st.lists(st.integers(0, 2), min_size=8, max_size=40),
+    st.sampled_from(["", " ", "\ufeff", "\u200d"]),
+)
+def test_dense_text_judged_chunk_by_chunk_as_over_every_cluster(
+    chunks: list[list[str]], order: list[int], opening: str
+) -> None:
+    """A text that repeats a few space-separated chunks is judged a distinct chunk at a time,
+    with what the walk over every cluster finds (spaces after Prepend and before marks too)."""
+    from soulscan.hardened import unicode_suspects
+
+    text = opening + " ".join("".join(chunks[index % len(chunks)]) for index in order)
+    pattern = unicode_suspects._suspect_pattern(text)
+    expected = unicode_suspects._suspects_in_every_cluster(text, pattern)
+    assert unicode_suspects._suspects_in_dense_text(text, pattern) == expected
+    if not text.isascii():
+        assert expected == _suspects_walking_every_cluster(text)
+
+
+def test_prepend_ranges_are_exactly_the_prepend_class() -> None:
+    from soulscan.hardened import unicode_suspects
+
+    everything = "".join(map(chr, range(0x110000)))
+    expected = regex.findall(r"\p{Grapheme_Cluster_Break=Prepend}", everything)
+    listed = [
+        chr(code)
+        for first, last in unicode_suspects._PREPEND_RANGES
+        for code in range(first, last + 1)
+    ]
+    assert listed == expected
+    assert unicode_suspects._PREPEND_BEFORE_SPACE.findall(everything.replace("", " ")) == [
+        char + " " for char in expected
+    ]
 
 
 def test_dense_suspects_take_the_every_cluster_path() -> None:

@@ -190,7 +190,7 @@ def suspect_characters(text: str) -> list[tuple[int, str]]:
         return []
     sample = pattern.findall(text, suspect.start(), suspect.start() + _DENSITY_SAMPLE)
     if len(sample) * _DENSE > min(_DENSITY_SAMPLE, len(text) - suspect.start()):
-        return _suspects_in_every_cluster(text, pattern)
+        return _suspects_in_dense_text(text, pattern)
     # Only the clusters holding a suspect are looked at, found from the suspects (the walk
     # just advances past the others).
     found: list[tuple[int, str]] = []
@@ -214,6 +214,55 @@ def suspect_characters(text: str) -> list[tuple[int, str]]:
         found.extend((start + offset, kind) for offset, kind in judged[key])
         suspect = pattern.search(text, end)  # the next suspect past this cluster
     return found
+
+
+# The characters of Grapheme_Cluster_Break=Prepend (tests/test_unicode_prefilter.py: the
+# same as `regex`'s class), which alone keep a space in the cluster before it.
+_PREPEND_RANGES = (
+    (0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2),
+    (0x0D4E, 0x0D4E), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x111C2, 0x111C3),
+    (0x113D1, 0x113D1), (0x1193F, 0x1193F), (0x11941, 0x11941), (0x11A84, 0x11A89),
+    (0x11D46, 0x11D46), (0x11F02, 0x11F02),
+)  # fmt: skip
+_PREPEND_BEFORE_SPACE = re.compile(
+    "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _PREPEND_RANGES) + "] "
+)
+# Chunks are judged one by one when at most one in this many is new.
+_REPEATS_PER_CHUNK = 4
+
+
+def _suspects_in_dense_text(text: str, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
+    """`_suspects_in_every_cluster`, once for each distinct chunk when the text repeats itself.
+
+    No cluster holds a space and the character before it unless that is a Prepend character
+    (UAX #29: a space is no Extend, ZWJ, SpacingMark, regional indicator or pictograph), so
+    the clusters of the text are those of its chunks, each from a space to the next. A
+    suspect is judged by its cluster and the character either side: a chunk is judged with
+    the space after it, and only the first chunk opens the text (a BOM there is legitimate)."""
+    pieces = text.split(" ")
+    distinct = set(pieces)
+    if len(distinct) * _REPEATS_PER_CHUNK > len(pieces) or _PREPEND_BEFORE_SPACE.search(text):
+        return _suspects_in_every_cluster(text, pattern)
+    last = len(pieces) - 1
+    first = pieces[0]
+    found = _suspects_in_every_cluster(first + " " if last else first, pattern)
+    judged: dict[str, list[tuple[int, str]]] = {}
+    start = len(first)  # where the chunk opens, at its space
+    for index in range(1, last + 1):
+        piece = pieces[index]
+        if index == last:  # no space after the last
+            found += _shifted(_suspects_in_every_cluster(" " + piece, pattern), start)
+        else:
+            if piece not in judged:
+                judged[piece] = _suspects_in_every_cluster(" " + piece + " ", pattern)
+            if judged[piece]:
+                found += _shifted(judged[piece], start)
+        start += 1 + len(piece)
+    return found
+
+
+def _shifted(suspects: list[tuple[int, str]], by: int) -> list[tuple[int, str]]:
+    return [(by + offset, kind) for offset, kind in suspects]
 
 
 def _suspects_in_every_cluster(text: str, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
