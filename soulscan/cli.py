@@ -1,4 +1,5 @@
-"""Command-line entry point: a lazy click group over ``soulscan.commands``.
+"""Command-line entry point: start-up caches, then the click group of
+``soulscan.commands._group``, and the one error handler.
 
 Exit codes: 0 clean, 1 findings at or above the fail-on threshold (or a refused
 write), 2 usage/config/input errors, 3 internal error (a bug).
@@ -6,15 +7,10 @@ write), 2 usage/config/input errors, 3 internal error (a bug).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import sys
 from collections.abc import Sequence
 
-import click
-
-from soulscan import __version__
 from soulscan.errors import SoulscanError
 
 EXIT_CLEAN = 0
@@ -23,54 +19,10 @@ EXIT_ERROR = 2
 EXIT_CRASH = 3
 
 
-def _command_modules() -> dict[str, str]:
-    import pkgutil  # only for listing (--help): it costs start-up
-
-    import soulscan.commands as package
-
-    return {
-        info.name.replace("_", "-"): f"soulscan.commands.{info.name}"
-        for info in pkgutil.iter_modules(package.__path__)
-        if not info.name.startswith("_")
-    }
-
-
-def _command_module(cmd_name: str) -> str | None:
-    """The module of one subcommand, found without listing them all."""
-    name = cmd_name.replace("-", "_")
-    if not name.isidentifier() or name.startswith("_") or "_" in cmd_name:
-        return None
-    module_name = f"soulscan.commands.{name}"
-    try:
-        found = importlib.util.find_spec(module_name) is not None
-    except (ImportError, ValueError):
-        return None
-    return module_name if found else None
-
-
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(_command_modules())
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module_name = _command_module(cmd_name)
-        if module_name is None:
-            return None
-        command = importlib.import_module(module_name).command
-        assert isinstance(command, click.Command)
-        return command
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="soulscan")
-def cli() -> None:
-    """Security linter for the files that shape an AI agent's system prompt."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the program itself (console script, python -m), not a caller
         _exit_without_teardown_after_handlers()
-        _collect_less_often_while_tables_are_built()
+        _collect_cycles_less_often()
     result = _main(argv)
     _exit_code[0] = result
     return result
@@ -109,13 +61,15 @@ def _exit_without_teardown_after_handlers() -> None:
 YOUNG_GENERATION_SIZE = 50_000
 
 
-def _collect_less_often_while_tables_are_built() -> None:
+def _collect_cycles_less_often() -> None:
     """Let the cycle collector run every 50,000 surviving allocations, not every 700.
 
     Start-up builds objects that live as long as the process (modules, classes, rule
     packs, gates): at the default threshold the collector walks them again and again,
     about a twentieth of a one-file scan, and finds nothing to free. A scan's garbage is
-    freed by reference counting as before; cycles wait a little longer.
+    freed by reference counting as before; cycles wait a little longer (the threshold
+    counts objects allocated and not yet freed, so a scan that keeps little triggers few
+    collections either way).
     """
     import gc
 
@@ -125,10 +79,15 @@ def _collect_less_often_while_tables_are_built() -> None:
 def _main(argv: Sequence[str] | None) -> int:
     from soulscan.engine import code_cache, re_cache, regex_cache
 
-    # Patterns are parsed, and dataclass methods compiled, once per machine, not per run.
+    # Patterns are parsed, and dataclass methods compiled, once per machine, not per run:
+    # installed before click, whose imports compile patterns too.
     re_cache.install()
     regex_cache.install()
     code_cache.install()
+    import click
+
+    from soulscan.commands._group import cli
+
     try:
         result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
     except click.exceptions.Abort:

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -280,7 +281,7 @@ def test_an_installed_compiler_serves_every_re_compile_from_the_cache(cache_home
     entries = len(_entries(cache_home))
     assert entries >= 1  # the probe's pattern, and the standard library's it imported
     assert _installed_run(cache_home, "no-parsing") == expected
-    assert len(_entries(cache_home)) == entries  # nothing new: bytes, the warned-about kept out
+    assert len(_entries(cache_home)) == entries  # nothing new; the warned-about kept out
 
 
 def test_what_a_second_process_read_is_gathered_into_one_record(cache_home: Path) -> None:
@@ -336,3 +337,75 @@ def test_an_unusable_gathered_entry_is_replaced_by_the_program_compiled_instead(
     _own_entry(cache_home).unlink()
     assert _installed_run(cache_home) == _installed_expected()
     assert _gathered_table(cache_home)[name] == good
+
+
+@pytest.mark.parametrize(
+    ("source", "may_warn"),
+    [
+        pytest.param("[[a]", True, id="nested-set"),
+        pytest.param("[a--b]", True, id="set-difference"),
+        pytest.param("[a&&b]", True, id="set-intersection"),
+        pytest.param("[a||b]", True, id="set-union"),
+        pytest.param("(a)(?(+1)b|c)", True, id="signed-group-number"),
+        pytest.param("(a)(?(1)b|c)", False, id="plain-group-number"),
+        pytest.param("(?P<n>a)(?(n)b|c)", False, id="group-name"),
+        pytest.param("G(?<=-----BEG)IN", False, id="dashes-outside-any-set"),
+        pytest.param(r"\033\[[0-?]*[ -/]*[@-~]", False, id="escaped-bracket-then-a-set"),
+        pytest.param(r"\\[[a]", True, id="escaped-backslash-then-a-nested-set"),
+    ],
+)
+def test_what_re_may_warn_about_is_told_apart(source: str, may_warn: bool) -> None:
+    assert re_cache._may_warn(source) is may_warn
+
+
+def _warnings_of(source: str | bytes) -> list[str] | None:
+    """What ``re``'s own compiler warns about ``source`` (None: it does not compile)."""
+    compile_program = getattr(re._compiler.compile, "original",  # type: ignore[attr-defined]
+                              re._compiler.compile)  # type: ignore[attr-defined]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            compile_program(source, 0)
+        except (re.error, RecursionError, OverflowError):
+            return None
+    return [str(warning.message) for warning in caught]
+
+
+# Patterns near what re warns about: sets holding doubled set operators, brackets, escapes;
+# conditionals with odd group numbers; escaped brackets and backslashes outside sets.
+_SET_PIECES = st.sampled_from(["a", "z", "-", "--", "&&", "~~", "||", "[", "\\[", "\\]",
+                               "\\\\", "^"])
+_UNITS = st.one_of(
+    st.tuples(st.sampled_from(["[", "[^"]), st.lists(_SET_PIECES, min_size=1, max_size=4))
+    .map(lambda opened: f"{opened[0]}{''.join(opened[1])}]"),
+    st.sampled_from(["1", "+1", " 1", "01", "\u0661", "g"]).map(lambda group: f"(?({group})b|c)"),
+    st.sampled_from(["b", "--", "||", "\\[", "\\\\", "[[]"]),
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_UNITS, max_size=4).map(lambda units: "(?P<g>a)" + "".join(units)))
+def test_a_pattern_re_warns_about_is_never_taken_from_the_cache(source: str) -> None:
+    warned = _warnings_of(source)
+    if warned:
+        assert not re_cache._cacheable(source, 0), (source, warned)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=12).map(lambda raw: raw.replace(b"\\", b"")).filter(bool)
+       | st.text(alphabet="[]-&(?P<>)ab\xe9", max_size=10).map(
+           lambda text: text.encode("latin-1")))
+def test_a_bytes_pattern_re_warns_about_is_never_taken_from_the_cache(source: bytes) -> None:
+    warned = _warnings_of(source)
+    if warned:
+        assert not re_cache._cacheable(source, 0), (source, warned)
+
+
+def test_a_bytes_pattern_is_kept_apart_from_the_text_one(cache_home: Path) -> None:
+    text_entry = re_cache._entry_name("ab+", 0)
+    assert re_cache._entry_name(b"ab+", 0) != text_entry
+    re.purge()
+    cached = re_cache._through_cache(b"ab+", 0, lambda: re.compile(b"ab+"))
+    again = re_cache._through_cache(b"ab+", 0, lambda: re.compile(b"ab+"))
+    assert len(_entries(cache_home)) == 1
+    assert again is not cached and again.findall(b"xabbab") == [b"abb", b"ab"]

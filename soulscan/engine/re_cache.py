@@ -22,20 +22,21 @@ import re
 import sys
 from collections.abc import Callable
 from re import _compiler  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, AnyStr
 
 from soulscan.engine import cache
 
-FORMAT = 1
+FORMAT = 2
 _SUBDIRECTORY = "sre"  # named after the C compiler it feeds
 # The C half of ``re``: ``re._compiler.compile`` calls ``_sre.compile`` with the program.
 C_MODULE: Any = vars(_compiler)["_sre"]
 _UNCACHEABLE_FLAGS = re.DEBUG | re.LOCALE
-# What ``re``'s parser warns about in a text pattern (a nested set, ``--``/``&&``/``~~``/
-# ``||`` in a set, a conditional group number such as ``+1``) is spelt with one of these:
-# such a pattern is compiled by ``re`` each time, since a program read from disk would
+# What ``re``'s parser warns about inside a set (one opened right after a set's ``[``, a
+# doubled ``-``/``&``/``~``/``|``) is spelt with one of these; it also warns about a
+# conditional's group number such as ``+1``, and about a bytes pattern's non-ASCII group
+# name. Such a pattern is compiled by ``re`` each time: a program read from disk would
 # skip the warning.
-_MAY_WARN = ("[[", "--", "&&", "~~", "||")
+_MAY_WARN_IN_A_SET = ("[[", "--", "&&", "~~", "||")
 _CONDITIONAL = "(?("
 # Like ``regex_cache``: a process writes few new entries, and a full directory starts over.
 MAX_NEW_ENTRIES = 256
@@ -57,9 +58,9 @@ def install() -> None:
     """Serve every ``re`` compile of this process through the disk cache.
 
     ``re.compile`` (and ``re.search``, ``re.sub``...) look in ``re``'s own memory first
-    and call ``re._compiler.compile`` on a miss: that is what is replaced. Bytes patterns
-    and what ``compile_cached`` would not keep go to ``re`` as before; an ``re`` whose
-    compiler entry point looks different is left alone.
+    and call ``re._compiler.compile`` on a miss: that is what is replaced. What the cache
+    does not keep (a parsed pattern, DEBUG, LOCALE, what ``re`` may warn about) goes to
+    ``re`` as before; an ``re`` whose compiler entry point looks different is left alone.
     """
     compile_program = _compiler.compile
     if (_installed() or sys.implementation.name != "cpython"
@@ -67,7 +68,7 @@ def install() -> None:
         return
 
     def cached_compile(p: Any, flags: Any = 0) -> Any:
-        if not isinstance(p, str) or not _cacheable(p, int(flags)):
+        if not isinstance(p, str | bytes) or not _cacheable(p, int(flags)):
             return compile_program(p, flags)
         return _through_cache(p, int(flags), lambda: compile_program(p, flags))
 
@@ -80,10 +81,21 @@ def _installed() -> bool:
     return getattr(_compiler.compile, "soulscan_cached", False) is True
 
 
-def _cacheable(source: str, flags: int) -> bool:
-    return (sys.implementation.name == "cpython" and not flags & _UNCACHEABLE_FLAGS
-            and not any(spelling in source for spelling in _MAY_WARN)
-            and (_CONDITIONAL not in source or _plain_conditions(source)))
+def _cacheable(source: str | bytes, flags: int) -> bool:
+    if sys.implementation.name != "cpython" or flags & _UNCACHEABLE_FLAGS:
+        return False
+    if isinstance(source, bytes):
+        return source.isascii() and not _may_warn(source.decode("ascii"))
+    return not _may_warn(source)
+
+
+def _may_warn(source: str) -> bool:
+    """Whether ``re``'s parser may warn about ``source`` (a yes only costs the cache)."""
+    # Escaped backslashes, then escaped brackets, out: a "[" left opens a set.
+    unescaped = source.replace("\\\\", "").replace("\\[", "")
+    if "[" in unescaped and any(spelling in unescaped for spelling in _MAY_WARN_IN_A_SET):
+        return True
+    return _CONDITIONAL in source and not _plain_conditions(source)
 
 
 def _plain_conditions(source: str) -> bool:
@@ -96,8 +108,8 @@ def _plain_conditions(source: str) -> bool:
     return True
 
 
-def _through_cache(source: str, flags: int,
-                   compile_program: Callable[[], re.Pattern[str]]) -> re.Pattern[str]:
+def _through_cache(source: AnyStr, flags: int,
+                   compile_program: Callable[[], re.Pattern[AnyStr]]) -> re.Pattern[AnyStr]:
     name = _entry_name(source, flags)
     pattern = _from_entry(_ENTRIES.load(name), source)
     if pattern is not None:
@@ -109,21 +121,22 @@ def _through_cache(source: str, flags: int,
     return pattern
 
 
-def _version_key(*parts: str) -> str:
+def _version_key(*parts: str | bytes) -> str:
     # not cache.environment_key: that imports regex, and regex's import compiles with re
     return cache.interpreter_key(f"re-cache {FORMAT}", sys.implementation.cache_tag or "",
                                  str(C_MODULE.MAGIC), str(C_MODULE.CODESIZE), *parts)
 
 
-def _entry_name(source: str, flags: int) -> str:
-    return f"{_SUBDIRECTORY}/{_version_key(str(flags), source)}.bin"
+def _entry_name(source: str | bytes, flags: int) -> str:
+    kind = "bytes" if isinstance(source, bytes) else "text"  # b"a" and "a" differ
+    return f"{_SUBDIRECTORY}/{_version_key(kind, str(flags), source)}.bin"
 
 
 _ENTRIES = cache.GatheredRecords(lambda: f"sre-gathered-{_version_key()}.bin", MAX_GATHERED)
 
 
-def _compile_capturing(source: str, compile_program: Callable[[], re.Pattern[str]]
-                       ) -> tuple[re.Pattern[str], tuple[Any, ...] | None]:
+def _compile_capturing(source: AnyStr, compile_program: Callable[[], re.Pattern[AnyStr]]
+                       ) -> tuple[re.Pattern[AnyStr], tuple[Any, ...] | None]:
     """The compiled pattern and the C compiler's arguments (None when they were not seen:
     the pattern was in ``re``'s own in-memory cache already)."""
     pattern, seen = cache.recorded_calls(C_MODULE, "compile", compile_program)
@@ -132,7 +145,7 @@ def _compile_capturing(source: str, compile_program: Callable[[], re.Pattern[str
     return pattern, _portable(seen[0], source)
 
 
-def _portable(arguments: tuple[Any, ...], source: str) -> tuple[Any, ...] | None:
+def _portable(arguments: tuple[Any, ...], source: str | bytes) -> tuple[Any, ...] | None:
     """The arguments as plain data, or None when they have a shape this does not know."""
     if len(arguments) != 6:
         return None
@@ -145,13 +158,13 @@ def _portable(arguments: tuple[Any, ...], source: str) -> tuple[Any, ...] | None
     return int(flags), [int(op) for op in code], int(groups), dict(group_index), tuple(index_group)
 
 
-def _from_entry(entry: Any, source: str) -> re.Pattern[str] | None:
+def _from_entry(entry: Any, source: AnyStr) -> re.Pattern[AnyStr] | None:
     try:
         stored_flags, code, groups, group_index, index_group = entry
         if (type(stored_flags) is not int or type(code) is not list or type(groups) is not int
                 or type(group_index) is not dict or type(index_group) is not tuple):
             return None
-        pattern: re.Pattern[str] = C_MODULE.compile(
+        pattern: re.Pattern[AnyStr] = C_MODULE.compile(
             source, stored_flags, code, groups, group_index, index_group)
         return pattern
     except (TypeError, ValueError, RuntimeError, OverflowError):
