@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from soulscan.engine import rulepack
 from soulscan.engine.matcher import RuleTimeoutError, rule_search
 from soulscan.engine.rulepack import load_pack, runtime_pack
 from soulscan.errors import RulePackError
@@ -107,3 +108,17 @@ def test_fullcase_rules_get_no_ascii_anchors(tmp_path: Path) -> None:
                            + "    flags: [ignorecase, fullcase]\n"))
     assert pack.rules[0].anchors is None
     assert rule_search(pack.rules[0], "STRASSE") and rule_search(pack.rules[0], "stra\u00dfe")
+
+
+def test_the_hardened_packs_and_only_they_live_in_their_directory() -> None:
+    """``builtin_packs_of`` picks the files to load by this, before reading any."""
+    hardened_dir = rulepack.rules_dir() / rulepack.HARDENED_PACKS_DIR
+    for pack in rulepack.builtin_packs():
+        assert (pack.origin == "hardened") == (hardened_dir in pack.path.parents), pack.path
+
+
+@pytest.mark.parametrize("origin", sorted(rulepack.ORIGINS))
+def test_the_packs_of_one_origin_are_those_of_all_packs(origin: str) -> None:
+    assert rulepack.builtin_packs_of(origin) == tuple(
+        pack for pack in rulepack.builtin_packs() if pack.origin == origin)
+    assert rulepack.builtin_packs_of(origin)

@@ -387,6 +387,22 @@ def builtin_packs() -> tuple[RulePack, ...]:
     return tuple(_builtin_pack(str(path)) for path in builtin_pack_paths())
 
 
+# The packs of origin "hardened" live in this subdirectory of ``rules_dir()``, and only they
+# (a test holds every built-in pack to that).
+HARDENED_PACKS_DIR = "hardened"
+
+
+@functools.cache
+def builtin_packs_of(origin: str) -> tuple[RulePack, ...]:
+    """The built-in packs of one origin, in ``builtin_packs``' order, without loading the
+    others: a scan's hardened rules do not need the skills guard's or the cron tables."""
+    hardened_dir = rules_dir() / HARDENED_PACKS_DIR
+    chosen = (path for path in builtin_pack_paths()
+              if (hardened_dir in path.parents) == (origin == "hardened"))
+    return tuple(pack for pack in (_builtin_pack(str(path)) for path in chosen)
+                 if pack.origin == origin)
+
+
 @functools.cache
 def _builtin_pack(path: str) -> RulePack:
     return load_pack(path, trusted=True)

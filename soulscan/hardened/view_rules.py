@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 
 from soulscan.engine.matcher import PreparedText, rule_finditer
-from soulscan.engine.rulepack import Rule, builtin_packs
+from soulscan.engine.rulepack import Rule, builtin_packs_of
 from soulscan.hardened.anchor_finder import PivotFinder, WordsIndex, pivot_finder, token_finder
 from soulscan.hardened.branch_search import BranchSearch
 from soulscan.hardened.gate import ViewGate
@@ -25,7 +25,7 @@ SHARED_VIEWS = ("raw", "nfkc", "skeleton")
 @functools.cache
 def hardened_rules() -> tuple[Rule, ...]:
     return tuple(
-        rule for pack in builtin_packs() if pack.origin == "hardened" for rule in pack.rules
+        rule for pack in builtin_packs_of("hardened") for rule in pack.rules
     )
 
 
