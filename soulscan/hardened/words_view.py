@@ -36,6 +36,10 @@ _ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9 ][^A-Za-z0-9]*| [^A-Za-z0-9]+")
 # The non-ASCII characters on which the two forms differ: a text without any (emoji, dashes
 # and curly double quotes in English prose) takes the ASCII form too.
 _UNICODE_WORD_OR_JOINER = regex.compile(r"[\p{L}\p{N}\u2019\u02bc]")
+# The ASCII form by C passes: every character but [A-Za-z0-9] made a space.
+_SEPARATOR_TO_SPACE = str.maketrans(
+    {chr(code): " " for code in range(128) if not chr(code).isalnum()}
+)
 
 # ASCII-only patterns use `re`, which runs them about twice as fast as `regex`.
 _LEET_WORD = re.compile(
@@ -132,15 +136,42 @@ def _without_joiners(view: View) -> View:
     return View("words", text, EditedMap(view.offsets, fixed_edits(runs, view.text, 0)))
 
 
-def _drop_fillers(view: View) -> View:
+def _single_spaced(view: View, plain: bool) -> tuple[View, list[str] | None]:
+    """Every run of separators one space (`_SEPARATORS`, or `_ASCII_SEPARATORS` when the text
+    is `plain`), and for a plain text its words.
+
+    A plain text is spaced by C passes instead of a `sub`: its non-ASCII characters are all
+    separators, as is the `?` an ASCII encoding writes for each; every other separator is made
+    a space, and the words between the spaces are joined by one. The view is the one
+    `rewrite` makes: the same text, the same replacements listed when a span is mapped."""
+    if not plain:
+        return rewrite(view, "words", _SEPARATORS, " "), None
+    text = view.text
+    ascii = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+    spaced = ascii.translate(_SEPARATOR_TO_SPACE)
+    words = spaced.split()
+    if not words:
+        single = " " if text else ""
+    else:
+        single = " ".join(words)
+        if spaced[0] == " " or spaced[-1] == " ":
+            single = " " * (spaced[0] == " ") + single + " " * (spaced[-1] == " ")
+    if single == text:  # no run to replace: `sub` returns the text itself
+        return view, words
+    edits = fixed_edits(_ASCII_SEPARATORS, text, 1)
+    return View("words", single, EditedMap(view.offsets, edits)), words
+
+
+def _drop_fillers(view: View, words: list[str] | None = None) -> View:
     """Every filler word dropped with the space after it. The text is single-spaced words
-    between spaces by now, so one split finds them (no pattern runs over the text)."""
-    tokens = view.text.split(" ")
-    fillers = FILLER_WORDS.intersection(tokens)
+    between spaces by now, so one split finds them (no pattern runs over the text);
+    `words`: the words of the text, when they are known."""
+    fillers = FILLER_WORDS.intersection(view.text.split(" ") if words is None else words)
     if not fillers:
         return view
 
     def filler_edits() -> Iterator[Edits]:
+        tokens = view.text.split(" ")
         widths = [len(token) + 1 for token in tokens]  # each token with the space after it
         is_filler = list(map(FILLER_WORDS.__contains__, tokens))
         starts = list(itertools.compress(itertools.accumulate(widths, initial=0), is_filler))
@@ -173,15 +204,17 @@ def words_view(skeleton: View) -> View:
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
     view = _markup(_line_break_hyphens(view))
-    view = rewrite(view, "words", _ASCII_SEPARATORS if plain else _SEPARATORS, " ")
-    view = _read_leetspeak(view)
+    spaced, words = _single_spaced(view, plain)
+    view = _read_leetspeak(spaced)
+    if view is not spaced:
+        words = None  # a leet word read may be a filler
     if not view.text:
         return View("words", " ", ConstantMap(0, 0))
     lead, trail = not view.text.startswith(" "), not view.text.endswith(" ")
     if lead or trail:
         text = " " * lead + view.text + " " * trail
         view = View("words", text, PaddedMap(view.offsets, len(view.text), int(lead), trail))
-    view = _drop_fillers(view)
+    view = _drop_fillers(view, words)
     if " now " in view.text:
         view = rewrite(view, "words", _FILLER_NOW, "")
     return view
