@@ -17,12 +17,14 @@ from soulscan.hermes.sparse_window import non_ascii_characters, window_facts
 INVISIBLE = frozenset(scanner.INVISIBLE_CHARS)
 
 # ASCII words and marks, letters that decompose, compose or fold to ASCII, compatibility
-# characters, Hangul jamo (two plain starters that compose), invisibles, a lone surrogate.
+# characters, Hangul jamo (two plain starters that compose), invisibles, a lone surrogate,
+# letters that compose from a letter and marks or (excluded) do not, a singleton (Ohm).
 PIECES = st.sampled_from(
     ["ignore", "previous", " ", "\n", "e", "K", "?", "\u0301", "\u0338", "<", "\u00e9",
      "\u2019", "\u2014", "\u2026", "\u00a0", "\uff0c", "\u0130", "\u0131", "\u017f", "\u212a",
      "\u1100", "\u1161", "\u11a8", "\uac00", "\u0b47", "\u0b3e", "\u200b", "\u2062", "\ufeff",
-     "\U0001f600", "\u4e2d", "\ud800", "\u0f73"]
+     "\U0001f600", "\u4e2d", "\ud800", "\u0f73", "\u00c5", "\u0323", "\u1e69", "\u0344",
+     "\u0958", "\u093c", "\u2126", "\u00c7", "\u0327", "\u0b48", "\u0b56"]
 )
 WINDOWS = st.lists(st.one_of(PIECES, st.text(max_size=3)), min_size=1, max_size=30).map("".join)
 
@@ -44,7 +46,8 @@ def test_facts_are_those_of_every_character(window: str) -> None:
 
 @pytest.mark.parametrize(("window", "normal"), [
     pytest.param("it\u2019s \U0001f600 \u4e2d", True, id="plain-starters"),
-    pytest.param("caf\u00e9", False, id="decomposable-unproven"),
+    pytest.param("caf\u00e9 \u00c5", True, id="composed-letters"),
+    pytest.param("e\u00e9\u0301", False, id="composed-letter-then-mark"),
     pytest.param("e\u0301", False, id="mark"),
     pytest.param("\u1100x\u1161", False, id="jamo-apart-but-neighbours-in-the-string"),
     pytest.param("a\u00a0b", False, id="no-break-space"),
@@ -76,6 +79,15 @@ def test_an_ascii_character_composes_only_with_a_following_mark() -> None:
             assert unicodedata.combining(second) != 0, (first, second)
     # Hangul composes by rule, never with an ASCII character
     assert unicodedata.normalize("NFKC", "x\u1161") == "x\u1161"
+
+
+def test_a_character_that_is_its_own_nfkc_decomposes_into_a_starter_first() -> None:
+    for cp in range(sys.maxunicode + 1):
+        ch = chr(cp)
+        if 0xD800 <= cp < 0xE000 or unicodedata.combining(ch):
+            continue
+        if unicodedata.normalize("NFKC", ch) == ch:
+            assert unicodedata.combining(unicodedata.normalize("NFKD", ch)[0]) == 0, hex(cp)
 
 
 def test_scan_for_threats_through_the_shortcut() -> None:

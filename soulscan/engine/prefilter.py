@@ -178,7 +178,7 @@ class RuleSetGate:
         self._pinned_absent = dict.fromkeys(sorted(pinned), False)
         # each scan's pattern, and what it finds -> (rules it may open, {anchor proven
         # present: True}, unsure anchors)
-        self._found = tuple((scan.pattern, {
+        self._found = tuple((scan.pattern.findall, {
             found: (_opened_by(proven, opened_by) | _opened_by(unsure, opened_by),
                     dict.fromkeys(proven, True), unsure)
             for found, (proven, unsure) in scan.outcomes.items()
@@ -203,12 +203,17 @@ class RuleSetGate:
         opened = self._always
         known = self._pinned_absent.copy()
         unsure: set[str] = set()
-        for pattern, found in self._found:
-            for tail in set(pattern.findall(folded)):
+        for findall, found in self._found:
+            finds = findall(folded)
+            if not finds:  # most scans of a short text find nothing
+                continue
+            for tail in set(finds):
                 opens, proven, maybe = found[tail]
                 opened |= opens
-                known.update(proven)
-                unsure |= maybe
+                if proven:
+                    known.update(proven)
+                if maybe:
+                    unsure |= maybe
         for anchor in unsure:  # not proven by another part: left to ``in``
             if not known[anchor]:
                 del known[anchor]
@@ -234,7 +239,17 @@ class RuleSetGate:
     def matching_rules(self, prepared: PreparedText) -> list[Rule]:
         """The rules (built-in, searched without a time limit) that match the prepared
         text, in table order."""
-        return [entry.rule for entry in self.candidates(prepared) if entry.search(prepared)]
+        # ``candidates`` written out: this runs once a scanned text, most of them short
+        opened = self._opened(prepared)
+        by_bit = self._by_bit
+        matching = []
+        while opened:
+            lowest = opened & -opened
+            opened ^= lowest
+            entry = by_bit[lowest]
+            if entry.may_match(prepared) and entry.search(prepared):
+                matching.append(entry.rule)
+        return matching
 
 
 def _by_pinned(rules: Sequence[GatedRule], pinned: frozenset[str]) -> tuple[GatedRule, ...]:

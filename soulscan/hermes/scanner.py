@@ -93,8 +93,8 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
         return []
     gate = _GATES.get(scope) or _gate_for_scope(scope)
     window = text[:MAX_SCAN_CHARS]
-    if window.isascii():  # no invisible character, and NFKC changes nothing
-        return [rule.id for rule in gate.matching_rules(gate.prepare(window))]
+    if window.isascii():  # no invisible character, NFKC changes nothing, folding lowers
+        return [rule.id for rule in gate.matching_rules(gate.prepare(window, window.lower()))]
     facts = window_facts(window, _pack_invisible())
     findings = [invisible_id(ch) for ch in sorted(facts.invisible)] if facts.invisible else []
     if not facts.normal:

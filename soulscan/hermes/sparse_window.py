@@ -8,14 +8,15 @@ answered by the non-ASCII characters alone, which two C passes pick out: the win
 form with every ASCII byte deleted (a multi-byte sequence holds no byte below 0x80), decoded
 back.
 
-NFKC leaves the window as it is when every one of those characters has combining class 0
-and no decomposition mapping, and they are NFKC-normal as one string. Then NFKC changes a
-window only by composing two neighbours (nothing reorders; the only characters that still
-decompose, Hangul syllables, do so by rule into jamo that compose back and with no ASCII
-character); two ASCII characters never compose, an ASCII character composes with no
-following starter and follows no character as its second part (``tests/test_sparse_window.py``
-checks both facts on the Unicode tables), and two non-ASCII neighbours of the window are
-neighbours in that string too, where they do not compose.
+NFKC leaves the window as it is when none of those characters is a combining mark and they
+are NFKC-normal as one string. That string being normal, each of its characters is its own
+NFKC, and so decomposes (if at all) into a starter and the marks it composes back with; a
+window changes only where a character meets a neighbour it does not meet in that string:
+an ASCII one, the first character of a run after one or the last before one. An ASCII
+character composes with no following starter and is no character's second part, and every
+decomposition that composes back starts with a starter (``tests/test_sparse_window.py``
+checks these facts on the Unicode tables), so those neighbours never compose, and no mark
+moves past a starter.
 """
 
 from __future__ import annotations
@@ -27,10 +28,6 @@ from soulscan.engine.anchors import FOLDS_TO_ASCII
 
 _ASCII_BYTES = bytes(range(128))
 _FOLDING = frozenset(FOLDS_TO_ASCII)
-# character -> neither a combining mark nor decomposable (bounded: a crafted file may hold
-# every code point)
-_PLAIN: dict[str, bool] = {}
-_MOST_REMEMBERED = 4096
 
 
 class WindowFacts(NamedTuple):
@@ -49,21 +46,12 @@ def non_ascii_characters(window: str) -> str:
     return utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
 
 
-def _plain(ch: str) -> bool:
-    known = _PLAIN.get(ch)
-    if known is None:
-        known = unicodedata.combining(ch) == 0 and not unicodedata.decomposition(ch)
-        if len(_PLAIN) < _MOST_REMEMBERED:
-            _PLAIN[ch] = known
-    return known
-
-
 def window_facts(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
     """The facts of a non-ASCII ``window``."""
     others = non_ascii_characters(window)
     distinct = set(others)
     invisible = frozenset(distinct & invisible_chars)
-    if not all(map(_plain, distinct)) or not unicodedata.is_normalized("NFKC", others):
+    if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", others):
         return WindowFacts(invisible, False, None)
     folded = (None if not _FOLDING.isdisjoint(distinct)
               else window.encode("ascii", "replace").decode("ascii").lower())
