@@ -5,15 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.bench import corpus_texts
+from soulscan.engine.anchors import fold
 from soulscan.hardened.quoted import (
     _CODE,
     _QUOTATION,
     QUOTED,
     QuotedRegions,
+    _may_hold_quotation,
     _Quotations,
     quoted_spans,
 )
@@ -25,6 +28,7 @@ FRAGMENTS = [
     '"', "\u201c", "\u201d", "like ", "such as ", "e.g. ", "For Example: ", "phrases ", "says",
     "the word ", "unlike ", "LIKE", "\u212a", ":", ",",
     "For Instance:,\t", "abcdefghijkl ", "abcdefghijkl\t", "x" * 290, "a" * 120,
+    "\u0130", "\u017f", "PAYLOADS ", "Examples", "bloc", "k ", "e.g.\u2019", "\u00e9",
 ]  # fmt: skip
 
 texts = st.lists(
@@ -50,6 +54,43 @@ def test_quotations_searched_around_each_quote_are_the_matches(text: str) -> Non
     quotations = _Quotations(text)
     quotations.windowed = True
     assert quotations.spans() == [match.span() for match in _QUOTATION.finditer(text)]
+
+
+_INTRODUCTIONS = [
+    "like", "such as", "e.g.", "for example", "for instance", "phrases", "strings", "pattern",
+    "says", "reject", "rejects", "detects", "blocks", "flags", "examples", "attacks", "payloads",
+]  # fmt: skip
+quotations = st.tuples(
+    st.sampled_from(["", "x", "(", "unlike"]),
+    st.sampled_from(_INTRODUCTIONS).flatmap(
+        lambda word: st.lists(st.sampled_from([0, 1]), min_size=len(word), max_size=len(word)).map(
+            lambda upper: "".join(c.upper() if u else c for c, u in zip(word, upper))
+        )
+    ),
+    st.text(alphabet=" \t:,", max_size=4),
+    st.lists(
+        st.text(alphabet="aZ\u212a", min_size=1, max_size=12).map(lambda w: w + " "), max_size=3
+    ).map("".join),
+    st.sampled_from(['"', "\u201c"]),
+    st.text(alphabet='a "\u201d\n', min_size=1, max_size=5),
+    st.sampled_from(['"', "\u201d"]),
+).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(quotations, st.sampled_from(FRAGMENTS)), max_size=6).map("".join))
+def test_quotation_pre_check_never_skips_a_quotation(text: str) -> None:
+    if _QUOTATION.search(text):
+        assert _may_hold_quotation(text)
+
+
+def test_the_pre_check_reads_every_case_variant_of_a_letter_as_fold_does() -> None:
+    """`_QUOTATION` matches a letter case-insensitively: with every character `fold` turns into
+    that letter, which the pre-check reads folded."""
+    everything = "".join(map(chr, range(0x110000)))
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        for variant in regex.findall(f"(?i){letter}", everything):
+            assert fold(variant) == letter, hex(ord(variant))
 
 
 _LONGEST = 'For Instance:,\t abcdefghijkl abcdefghijkl\tabcdefghijkl "' + "q" * 300 + '"'

@@ -146,10 +146,13 @@ _NATO_BYTES = frozenset(word.encode() for word in _NATO_WORDS)
 def _may_hold_nato(source: _Source) -> bool:
     """False only when the text provably holds no NATO run (a case-insensitive alternation
     at every word is slow). A run is five NATO words or more, each of the middle three
-    between a space or comma and a space or comma: three words of the text split there
-    (also split at any other white space: a NATO word holds none, nor any non-ASCII "?")."""
+    between a space or comma and a space or comma: three words in a row of the text split
+    there (also split at any other white space: a NATO word holds none, nor any non-ASCII
+    "?"). Whether each word is one is a byte, and the three in a row one `in`."""
     words = source.lowered.split()
-    return not _NATO_BYTES.isdisjoint(words) and sum(map(_NATO_BYTES.__contains__, words)) >= 3
+    if _NATO_BYTES.isdisjoint(words):
+        return False
+    return b"\x01\x01\x01" in bytes(map(_NATO_BYTES.__contains__, words))
 
 
 # Where a Morse run may be: the text with "." and "-" as ".", its separators as they are and

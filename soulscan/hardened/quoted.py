@@ -10,8 +10,11 @@ quote, like `` `ignore` previous instructions ``, is not quoted, and neither is 
 from __future__ import annotations
 
 import bisect
+import re
 
 import regex
+
+from soulscan.engine.anchors import fold, folds_to_ascii
 
 _CODE_SOURCE = (
     r"(?ms)^[ \t]{0,3}(```|~~~)[^\n]{0,200}\n.{0,200000}?^[ \t]{0,3}\1[ \t]*$"  # fenced block
@@ -77,8 +80,28 @@ def _may_hold_code(text: str) -> bool:
     return "`" in text or "~~~" in text
 
 
+# What every quotation holds, read backwards from its opening quote on the text case-folded
+# one byte a character (a non-ASCII character, such as the opening \u201c, is "?"): up to
+# three words, up to four separators and an introducing word, maybe with an "s" (any case
+# variant `regex` matches of a letter `fold` turns into it: tests/test_hardened_quoted.py).
+# Reversed, `re` jumps from one quote to the next, where the pattern would try every word.
+_INTRODUCING_WORDS = (
+    "like", "such as", "e.g.", "for instance", "phrase", "string", "pattern", "say", "reject",
+    "detect", "block", "flag", "example", "attack", "payload",
+)  # fmt: skip
+_QUOTATION_BACKWARDS = re.compile(
+    rb'["?](?:[ \t][a-z]{1,12}){0,3}[ \t:,]{0,4}s?(?:'
+    + b"|".join(re.escape(word[::-1]).encode() for word in _INTRODUCING_WORDS)
+    + rb")"
+)
+
+
 def _may_hold_quotation(text: str) -> bool:
-    return '"' in text or "\u201c" in text
+    if '"' not in text and "\u201c" not in text:
+        return False
+    folded = fold(text) if folds_to_ascii(text) else text
+    backwards = folded.encode("ascii", "replace").lower()[::-1]
+    return _QUOTATION_BACKWARDS.search(backwards) is not None
 
 
 def _spans(pattern: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
