@@ -47,20 +47,31 @@ def cache_dir() -> Path:
 
 def environment_key(*parts: str | bytes) -> str:
     """A digest of ``parts`` plus everything that changes Unicode semantics."""
+    return interpreter_key(_regex_version(), *parts)
+
+
+@functools.cache  # a start-up asks a hundred times
+def _regex_version() -> str:
     import regex
 
-    return interpreter_key(regex.__version__, *parts)
+    return str(regex.__version__)
 
 
 def interpreter_key(*parts: str | bytes) -> str:
     """A digest of ``parts`` plus the interpreter and its Unicode database (for what does
     not depend on ``regex``: ``re`` programs are keyed by this while ``regex`` itself may
     be importing)."""
-    digest = hashlib.sha256()
-    for part in (sys.version, unicodedata.unidata_version, *parts):
+    digest = _INTERPRETER_DIGEST.copy()
+    for part in parts:
         digest.update(part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part)
         digest.update(b"\0")
     return digest.hexdigest()[:32]
+
+
+# The digest of the interpreter's version and Unicode database, each part ended by a NUL
+# as ``interpreter_key`` ends the others.
+_INTERPRETER_DIGEST = hashlib.sha256(
+    f"{sys.version}\0{unicodedata.unidata_version}\0".encode("utf-8", "surrogatepass"))
 
 
 @functools.cache
