@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -289,7 +290,7 @@ def test_what_a_second_process_read_is_gathered_into_one_record(cache_home: Path
     _installed_run(cache_home)
     assert _gathered(cache_home) == []  # one run's patterns stay in their own files
     _installed_run(cache_home)
-    (gathered,) = _gathered(cache_home)
+    assert len(_gathered(cache_home)) == 1
     for entry in _entries(cache_home):
         entry.unlink()
     assert _installed_run(cache_home, "no-parsing") == expected  # from the gathered record
@@ -409,3 +410,19 @@ def test_a_bytes_pattern_is_kept_apart_from_the_text_one(cache_home: Path) -> No
     again = re_cache._through_cache(b"ab+", 0, lambda: re.compile(b"ab+"))
     assert len(_entries(cache_home)) == 1
     assert again is not cached and again.findall(b"xabbab") == [b"abb", b"ab"]
+
+
+def test_an_unwritable_cache_dir_still_compiles(cache_home: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    cache_home.mkdir()
+
+    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise PermissionError(13, "Permission denied", str(cache_home))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    _same_pattern(_from_disk("unwrit+able", 0), _fresh("unwrit+able", 0), ["unwrittable"])
+    table = re_cache._ENTRIES._table()
+    assert table is not None
+    table.new["sre/an-entry.bin"] = (0, [1], 0, {}, (None,))
+    table.save()  # the gathered record, as at exit: refused, quietly
+    assert [path for path in cache_home.rglob("*") if path.is_file()] == []
