@@ -29,6 +29,8 @@ FAIL_ON_CHOICES = ("block", "info", "low", "medium", "high", "critical", "never"
 
 @dataclass(frozen=True)
 class Settings:
+    """The project's settings (``[tool.soulscan]`` or ``.soulscan.yaml``), or the defaults."""
+
     source: Path | None = None  # the file these settings came from; None for defaults
     paths: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

@@ -61,12 +61,16 @@ _NAME = regex.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 @dataclass(frozen=True)
 class Examples:
+    """A rule's own examples: texts it must match, and texts it must not."""
+
     match: tuple[str, ...] = ()
     no_match: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Rule:
+    """One validated rule of a pack, as the engine matches it."""
+
     id: str
     name: str
     pack: str
@@ -112,6 +116,8 @@ def _compiled(source: str, flags: int) -> regex.Pattern[str]:
 
 @dataclass(frozen=True)
 class RulePack:
+    """One validated YAML pack: its header, runtime facts and rules."""
+
     id: str
     name: str
     path: Path
