@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from soulscan.hardened.analyze import analyze
 from soulscan.hardened.views import Views, apply_view
@@ -163,3 +165,32 @@ def test_ascii_invisible_holds_every_ascii_character_of_invisible() -> None:
     for code in range(128):
         char = chr(code)
         assert bool(_ASCII_INVISIBLE.match(char)) == bool(_INVISIBLE.match(char)), hex(code)
+
+
+# Characters NFKC changes alone (longer, shorter, other) and ones it keeps, for long runs.
+_NFKC_RUN_CHARS = "\u0301\u0316\u0340\u0343\u0344\u0374\ufb01\u2460\u00bd\u3371\uff41\u0130e"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_NFKC_RUN_CHARS), min_size=0, max_size=300))
+def test_a_long_run_normalises_as_each_character_alone(run: str) -> None:
+    """A run of _LONG_RUN characters or more is normalised by its distinct characters."""
+    import unicodedata
+
+    from soulscan.hardened.views import _each_normalised
+
+    expected = "".join(unicodedata.normalize("NFKC", char) for char in run)
+    assert _each_normalised(run) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_NFKC_RUN_CHARS + "&#105; \u200bx"), max_size=200))
+def test_the_skeleton_shares_the_nfkc_view_as_if_it_made_its_own(text: str) -> None:
+    from soulscan.hardened.view_rewrite import identity_view
+    from soulscan.hardened.views import skeleton_view
+
+    views = Views(text)
+    alone = skeleton_view(identity_view(text))
+    assert views.skeleton.text == alone.text
+    every = range(len(alone.text))
+    assert [views.skeleton.span(i, i + 1) for i in every] == [alone.span(i, i + 1) for i in every]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import cached_property
 
 import regex
@@ -72,6 +73,20 @@ def _decode_entity(match: Match) -> str:
 _nfkc_alone = functools.lru_cache(maxsize=4096)(functools.partial(unicodedata.normalize, "NFKC"))
 
 
+# A run at least this long is normalised by its distinct characters.
+_LONG_RUN = 64
+
+
+def _each_normalised(chars: str) -> str:
+    """`"".join(map(_nfkc_alone, chars))`. A long run (a million stacked combining marks)
+    holds few distinct characters: each is normalised once, and only those that change are
+    replaced, by one `translate`; a run none of whose characters changes is itself."""
+    if len(chars) < _LONG_RUN:
+        return "".join(map(_nfkc_alone, chars))
+    changing = {ord(char): normal for char in set(chars) if (normal := _nfkc_alone(char)) != char}
+    return chars.translate(changing) if changing else chars
+
+
 def _nfkc_each(view: View, name: str) -> View:
     """Every character NFKC-normalised alone, a run at a time: the view
     `rewrite(view, name, _NFKC_MAY_CHANGE, <NFKC of the match>)` makes with a call a
@@ -80,7 +95,7 @@ def _nfkc_each(view: View, name: str) -> View:
 
     def normalise(run: Match) -> str:
         chars = run.group()
-        normal = "".join(map(_nfkc_alone, chars))
+        normal = _each_normalised(chars)
         if len(normal) != len(chars):
             for index, char in enumerate(chars, run.start()):
                 if len(_nfkc_alone(char)) != 1:
@@ -134,25 +149,36 @@ def _lower(view: View, name: str) -> View:
     return View(name, view.text.lower(), view.offsets)
 
 
-def nfkc_view(raw: View) -> View:
-    if not _NFKC_MAY_CHANGE.search(non_ascii_chars(raw.text)):
+def nfkc_view(raw: View, rare: str | None = None) -> View:
+    """`rare`: the non-ASCII characters of the text, when they are known."""
+    if not _NFKC_MAY_CHANGE.search(non_ascii_chars(raw.text) if rare is None else rare):
         return View("nfkc", raw.text, raw.offsets)
     return _nfkc_each(raw, "nfkc")
 
 
-def skeleton_view(raw: View) -> View:
+def skeleton_view(
+    raw: View, rare: str | None = None, nfkc: Callable[[], View] | None = None
+) -> View:
+    """`rare`: the non-ASCII characters of the text, when they are known; `nfkc`: the nfkc
+    view of the text, which the skeleton's own NFKC pass makes too when the passes before
+    it changed nothing."""
     # Passes that only touch `&`, non-ASCII or look-alike characters are skipped on texts
     # without any: most prose is ASCII.
     view = raw
     if "&" in view.text:
         view = rewrite(view, "skeleton", _ENTITY, _decode_entity)
-    rare = non_ascii_chars(view.text)  # what a later pass finds is among these, or ASCII
+    if rare is None or view.text is not raw.text:
+        rare = non_ascii_chars(view.text)  # what a later pass finds is among these, or ASCII
     if _INVISIBLE.search(rare):
         view = rewrite(view, "skeleton", _INVISIBLE, "")
     elif _has_ascii_invisible(view.text):
         view = rewrite(view, "skeleton", _ASCII_INVISIBLE, "")
     if _NFKC_MAY_CHANGE.search(rare):
-        view = _nfkc_each(view, "skeleton")
+        if nfkc is not None and view.text is raw.text and view.offsets is raw.offsets:
+            shared = nfkc()
+            view = View("skeleton", shared.text, shared.offsets)
+        else:
+            view = _nfkc_each(view, "skeleton")
         rare = non_ascii_chars(view.text)
     if _COMBINING_AFTER_NFKC.search(rare):
         view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
@@ -173,12 +199,17 @@ class Views:
         return identity_view(self.text)
 
     @cached_property
+    def rare(self) -> str:
+        """The text's non-ASCII characters (`non_ascii_chars`), for every view's passes."""
+        return non_ascii_chars(self.text)
+
+    @cached_property
     def nfkc(self) -> View:
-        return nfkc_view(self.raw)
+        return nfkc_view(self.raw, self.rare)
 
     @cached_property
     def skeleton(self) -> View:
-        return skeleton_view(self.raw)
+        return skeleton_view(self.raw, self.rare, lambda: self.nfkc)
 
     @cached_property
     def words(self) -> View:
