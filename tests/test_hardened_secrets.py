@@ -16,6 +16,7 @@ from soulscan.hardened.secrets import (
     SHORTEST_REDACTED,
     SecretHit,
     _mask,
+    _may_assign,
     find_secrets,
     redact,
 )
@@ -127,3 +128,23 @@ def test_quick_check_changes_no_result(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert find_secrets(text) == _plain_find_secrets(text)
     assert redact(text) == _plain_redact(text)
+
+
+_ASSIGNMENTS = st.tuples(
+    st.sampled_from(
+        ["api_key", "API-KEY", "access\u212aey", "secret", "\u017fECRET", "Token"]
+        + ["passwd", "PassWord", "pwd", "auth", "AUTH", "key"]
+    ),
+    st.sampled_from(["", "_id", "-x"]),
+    st.sampled_from(["=", ":", " = ", ":\t", "=>"]),
+    st.sampled_from(["", '"', "'"]),
+    st.sampled_from(["abcdefghijkl", "A1b2C3d4E5f6G7", "short"]),
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(_ASSIGNMENTS, st.sampled_from([" ", "\n", "x", "=", ":", "\u00e9"]))))
+def test_assignment_pre_check_never_skips_an_assignment(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    if _ASSIGNED.search(text):
+        assert _may_assign(text)

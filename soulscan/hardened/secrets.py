@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import regex
 
+from soulscan.engine.anchors import fold
+
 
 @dataclass(frozen=True)
 class SecretFormat:
@@ -128,6 +130,20 @@ _ASSIGNED = regex.compile(
 )
 
 
+# Every `_ASSIGNED` match holds "=" or ":" and one of these, case-folded (`fold` turns every
+# case variant `regex` matches of a letter into that letter: tests/test_hardened_quoted.py).
+_ASSIGNMENT_WORDS = ("key", "secret", "token", "passw", "pwd", "auth")
+
+
+def _may_assign(text: str) -> bool:
+    """False when `_ASSIGNED` provably finds nothing: a few `in` instead of a
+    case-insensitive search tried at every character."""
+    if "=" not in text and ":" not in text:
+        return False
+    folded = fold(text)
+    return any(word in folded for word in _ASSIGNMENT_WORDS)
+
+
 # No pattern above matches fewer characters (a Slack token, ``xoxb-1-abcdef``; the tests
 # check every pattern's shortest match): shorter text, such as the one hidden character a
 # finding often is, has nothing to redact.
@@ -140,4 +156,6 @@ def redact(text: str) -> str:
         return text
     for fmt in SECRET_FORMATS if _ANY_FORMAT.search(text) else ():
         text = fmt.pattern.sub(lambda m, f=fmt: _mask(f, m.group()), text)  # type: ignore[misc]
+    if not _may_assign(text):
+        return text
     return _ASSIGNED.sub(lambda m: m.group(1) + "[REDACTED]", text)
