@@ -160,11 +160,15 @@ def test_filler_words_dropped_as_a_pattern_over_the_words_would() -> None:
 def test_ascii_invisible_holds_every_ascii_character_of_invisible() -> None:
     """The skeleton removes invisible characters with `_ASCII_INVISIBLE` when the text's
     non-ASCII characters hold none: the two must agree on every ASCII character."""
-    from soulscan.hardened.views import _ASCII_INVISIBLE, _INVISIBLE
+    import regex
+
+    from soulscan.hardened.views import _ASCII_INVISIBLE, INVISIBLE_SOURCE
+
+    invisible = regex.compile(INVISIBLE_SOURCE)
 
     for code in range(128):
         char = chr(code)
-        assert bool(_ASCII_INVISIBLE.match(char)) == bool(_INVISIBLE.match(char)), hex(code)
+        assert bool(_ASCII_INVISIBLE.match(char)) == bool(invisible.match(char)), hex(code)
 
 
 # Characters NFKC changes alone (longer, shorter, other) and ones it keeps, for long runs.
@@ -194,3 +198,19 @@ def test_the_skeleton_shares_the_nfkc_view_as_if_it_made_its_own(text: str) -> N
     assert views.skeleton.text == alone.text
     every = range(len(alone.text))
     assert [views.skeleton.span(i, i + 1) for i in every] == [alone.span(i, i + 1) for i in every]
+
+
+def test_invisible_ranges_hold_exactly_the_invisible_characters() -> None:
+    """The skeleton removes `INVISIBLE_SOURCE` with `re` over the ranges it holds: every code point
+    must be in both or in neither."""
+    import regex
+
+    from soulscan.hardened.views import _INVISIBLE_RUN, INVISIBLE_SOURCE
+
+    invisible = regex.compile(INVISIBLE_SOURCE)
+    differ = [
+        hex(code)
+        for code in range(0x110000)
+        if bool(_INVISIBLE_RUN.match(chr(code))) != bool(invisible.match(chr(code)))
+    ]
+    assert differ == []

@@ -36,10 +36,24 @@ VIEW_NAMES = ("raw", "nfkc", "skeleton", "words")
 _ENTITY = regex.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 # Default-ignorable and format characters, controls other than tab/newline/CR, and the blank
 # look-alikes (Hangul fillers, braille blank) that render as nothing.
-_INVISIBLE = regex.compile(
+INVISIBLE_SOURCE = (
     r"[\p{Default_Ignorable_Code_Point}\p{Cf}\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2800]+"
 )
-# The ASCII members of `_INVISIBLE` (no Default_Ignorable or Cf character is ASCII), for `re`:
+# Its code points (tests/test_hardened_views.py checks every one), for `re`: its sub runs
+# ~1.6x as fast as `regex`'s on a text full of them (emoji ZWJ sequences, tag runs).
+_INVISIBLE_RANGES = (
+    (0x0, 0x8), (0xb, 0xc), (0xe, 0x1f), (0x7f, 0x9f), (0xad, 0xad), (0x34f, 0x34f),
+    (0x600, 0x605), (0x61c, 0x61c), (0x6dd, 0x6dd), (0x70f, 0x70f), (0x890, 0x891),
+    (0x8e2, 0x8e2), (0x115f, 0x1160), (0x17b4, 0x17b5), (0x180b, 0x180f), (0x200b, 0x200f),
+    (0x202a, 0x202e), (0x2060, 0x206f), (0x2800, 0x2800), (0x3164, 0x3164), (0xfe00, 0xfe0f),
+    (0xfeff, 0xfeff), (0xffa0, 0xffa0), (0xfff0, 0xfffb), (0x110bd, 0x110bd),
+    (0x110cd, 0x110cd), (0x13430, 0x1343f), (0x1bca0, 0x1bca3), (0x1d173, 0x1d17a),
+    (0xe0000, 0xe0fff),
+)
+_INVISIBLE_RUN = re.compile(
+    "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _INVISIBLE_RANGES) + "]+"
+)
+# The ASCII members of `_INVISIBLE_RUN` (no Default_Ignorable or Cf character is ASCII), for `re`:
 # an ASCII text is scanned several times faster without the Unicode property tables.
 _ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
 _DOTTED_CAPITAL_I = regex.compile("\u0130")
@@ -169,8 +183,8 @@ def skeleton_view(
         view = rewrite(view, "skeleton", _ENTITY, _decode_entity)
     if rare is None or view.text is not raw.text:
         rare = non_ascii_chars(view.text)  # what a later pass finds is among these, or ASCII
-    if _INVISIBLE.search(rare):
-        view = rewrite(view, "skeleton", _INVISIBLE, "")
+    if _INVISIBLE_RUN.search(rare):
+        view = rewrite(view, "skeleton", _INVISIBLE_RUN, "")
     elif _has_ascii_invisible(view.text):
         view = rewrite(view, "skeleton", _ASCII_INVISIBLE, "")
     if _NFKC_MAY_CHANGE.search(rare):

@@ -82,7 +82,7 @@ def nfkc(text: str) -> CharView:
 
 def skeleton(text: str) -> CharView:
     view = rewrite(raw(text), v._ENTITY, v._decode_entity)
-    view = rewrite(view, v._INVISIBLE, "")
+    view = rewrite(view, regex.compile(v.INVISIBLE_SOURCE), "")
     view = rewrite(view, v._NFKC_MAY_CHANGE, _nfkc_char)
     view = rewrite(view, v._COMBINING_AFTER_NFKC, "")
     lowered = view.text.lower()
