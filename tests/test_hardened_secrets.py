@@ -135,8 +135,10 @@ _ASSIGNMENTS = st.tuples(
         ["api_key", "API-KEY", "access\u212aey", "secret", "\u017fECRET", "Token"]
         + ["passwd", "PassWord", "pwd", "auth", "AUTH", "key"]
     ),
-    st.sampled_from(["", "_id", "-x"]),
-    st.sampled_from(["=", ":", " = ", ":\t", "=>"]),
+    st.text(alphabet="a_-1\u00e9", max_size=24),  # the rest of the name
+    st.text(alphabet=" \t", max_size=4),
+    st.sampled_from(["=", ":"]),
+    st.text(alphabet=" \t", max_size=4),
     st.sampled_from(["", '"', "'"]),
     st.sampled_from(["abcdefghijkl", "A1b2C3d4E5f6G7", "short"]),
 ).map("".join)

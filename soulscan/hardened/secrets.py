@@ -131,17 +131,24 @@ _ASSIGNED = regex.compile(
 
 
 # Every `_ASSIGNED` match holds "=" or ":" and one of these, case-folded (`fold` turns every
-# case variant `regex` matches of a letter into that letter: tests/test_hardened_quoted.py).
+# case variant `regex` matches of a letter into that letter: tests/test_hardened_quoted.py),
+# and has this shape: the word, at most 28 characters, = or :, at most 5 (white space and a
+# quote), and 12 characters of the value.
 _ASSIGNMENT_WORDS = ("key", "secret", "token", "passw", "pwd", "auth")
+_ASSIGNMENT_SHAPE = re.compile(
+    "(?:" + "|".join(_ASSIGNMENT_WORDS) + r")(?s:.){0,28}?[=:](?s:.){0,5}?[a-z0-9+/=_.-]{12}"
+)
 
 
 def _may_assign(text: str) -> bool:
-    """False when `_ASSIGNED` provably finds nothing: a few `in` instead of a
-    case-insensitive search tried at every character."""
+    """False when `_ASSIGNED` provably finds nothing: a few `in` and, where they pass, a
+    search on the folded text, instead of a case-insensitive search at every character."""
     if "=" not in text and ":" not in text:
         return False
     folded = fold(text)
-    return any(word in folded for word in _ASSIGNMENT_WORDS)
+    if not any(word in folded for word in _ASSIGNMENT_WORDS):
+        return False
+    return _ASSIGNMENT_SHAPE.search(folded) is not None
 
 
 # No pattern above matches fewer characters (a Slack token, ``xoxb-1-abcdef``; the tests
