@@ -7,7 +7,6 @@ image data, hashes and UUIDs never become findings. What is kept is rescanned by
 from __future__ import annotations
 
 import codecs
-import functools
 import re
 import string
 from collections.abc import Callable, Iterable, Iterator
@@ -121,23 +120,18 @@ _LOWERED = bytes.maketrans(
 
 
 class _Source:
-    """The text being decoded, and the forms the pre-checks read, each worked out once, when
-    first asked."""
+    """The text being decoded, and the forms the pre-checks read, one byte a character
+    (every pre-check runs on every text: worked out at once, not when first asked)."""
+
+    __slots__ = ("ascii", "lowered", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-
-    @functools.cached_property
-    def ascii(self) -> bytes:
-        return ascii_bytes(self.text)
-
-    @functools.cached_property
-    def lowered(self) -> bytes:
-        """The text case-folded (`fold` sends every case variant of an ASCII letter to that
-        letter, tests/test_anchors.py) one byte a character, commas as spaces."""
-        if folds_to_ascii(self.text):
-            return ascii_bytes(fold(self.text)).translate(_LOWERED)
-        return self.ascii.translate(_LOWERED)
+        self.ascii = ascii_bytes(text)
+        # Case-folded (`fold` sends every case variant of an ASCII letter to that letter,
+        # tests/test_anchors.py), commas as spaces.
+        folded = ascii_bytes(fold(text)) if folds_to_ascii(text) else self.ascii
+        self.lowered = folded.translate(_LOWERED)
 
 
 _NATO_BYTES = frozenset(word.encode() for word in _NATO_WORDS)
