@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import regex
 
@@ -143,9 +143,14 @@ class PreparedText:
         """Has a check already found that ``anchor`` does not occur?"""
         return (self._in_folded if folded else self._in_text).get(anchor) is False
 
+    def not_known_absent(self, anchors: Sequence[str], folded: bool) -> Sequence[str]:
+        """``anchors`` without those a check has found not to occur."""
+        seen = self._in_folded if folded else self._in_text
+        return [anchor for anchor in anchors if seen.get(anchor) is not False]
+
     def meets(self, groups: anchors.Anchors, folded: bool) -> bool:
         """Does every group have a member in the text (its folded form when ``folded``)?"""
-        haystack = self.folded if folded else self.text
+        haystack = (self._folded or self.folded) if folded else self.text
         seen = self._in_folded if folded else self._in_text
         # Plain loops: this runs for every rule on every text, and generator
         # expressions cost more than the substring tests themselves.

@@ -33,6 +33,7 @@ import regex
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
 from soulscan.engine.anchorscan import build_scan, letter_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
+from soulscan.engine.lowered import LoweredPattern, lowered_pattern
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
 from soulscan.engine.segments import NecessaryRun, necessary_run
@@ -60,7 +61,13 @@ class GatedRule:
     necessary: NecessaryRun | None = None
     flags: int = 0  # the ``re`` flags the pattern is written for
 
-    @property
+    @functools.cached_property  # built at first use: a start-up that runs no rule builds none
+    def lowered(self) -> LoweredPattern | None:
+        """The pattern rewritten for the folded text (``soulscan.engine.lowered``), unless a
+        linear matcher runs it."""
+        return None if self.linear is not None else lowered_pattern(self.rule.pattern, self.flags)
+
+    @functools.cached_property  # kept on the instance: a scan reads it for every rule it tries
     def pattern(self) -> re.Pattern[str]:
         """The rule's own pattern compiled by ``re`` with its own flags: what the runtime
         runs, so exact by definition (and two to three times quicker per call here than
@@ -74,14 +81,16 @@ class GatedRule:
         """Does the rule match the prepared text (which has passed ``may_match``)?"""
         if self.linear is not None:
             return self.linear.search(prepared.text)
-        if self._ruled_out(prepared):
+        if self.necessary is not None and self._ruled_out(prepared):
             return False
-        pattern = self.pattern
         places = self._start_places(prepared)
         if places is None:
-            return pattern.search(prepared.text) is not None
-        match, text = pattern.match, prepared.text
-        return any(match(text, place) is not None for place in places)
+            return self.pattern.search(prepared.text) is not None
+        match, text = self.pattern.match, prepared.text
+        for place in places:
+            if match(text, place) is not None:
+                return True
+        return False
 
     def finditer(self, prepared: PreparedText) -> Iterator[tuple[int, int]]:
         """Every non-overlapping match, as ``re.finditer`` gives them: the leftmost
@@ -113,7 +122,7 @@ class GatedRule:
         text = prepared.text
         folded = self.rule.anchors_folded
         haystack = prepared.folded if folded else text
-        starts = [start for start in self.starts if not prepared.known_absent(start, folded)]
+        starts = prepared.not_known_absent(self.starts, folded)
         return start_places(haystack, starts, len(text), most_places(len(text)))
 
 
@@ -173,6 +182,10 @@ class RuleSetGate:
             for anchor in entry.groups[0]:
                 opened_by[anchor] = opened_by.get(anchor, 0) | 1 << index
         self._by_bit = {1 << index: entry for index, entry in enumerate(self.rules)}
+        # each rule's groups the scans decide (dict look-ups), checked before its lowered pattern
+        self._decided = {1 << index: tuple(group for group in entry.groups or ()
+                                           if entry.rule.anchors_folded and pinned.issuperset(group))
+                         for index, entry in enumerate(self.rules)}
         self._unpinned_openers = tuple(
             (anchor, opened_by[anchor]) for anchor in sorted(set(opened_by) - pinned))
         self._pinned_absent = dict.fromkeys(sorted(pinned), False)
@@ -241,12 +254,26 @@ class RuleSetGate:
         text, in table order."""
         # ``candidates`` written out: this runs once a scanned text, most of them short
         opened = self._opened(prepared)
-        by_bit = self._by_bit
+        by_bit, decided = self._by_bit, self._decided
+        folded = prepared.folded
+        # an ASCII text is answered by its rules' lowered patterns; an ASCII folding of
+        # another text is first filtered by them (``soulscan.engine.lowered``)
+        ascii_folded, ascii_text = folded.isascii(), prepared.text.isascii()
         matching = []
         while opened:
             lowest = opened & -opened
             opened ^= lowest
             entry = by_bit[lowest]
+            lowered = entry.lowered if ascii_folded else None
+            if lowered is not None:
+                if not prepared.meets(decided[lowest], True):
+                    continue
+                if ascii_text and lowered.exact is not None:
+                    if lowered.exact.search(folded) is not None:
+                        matching.append(entry.rule)
+                    continue
+                if lowered.filter.search(folded) is None:
+                    continue
             if entry.may_match(prepared) and entry.search(prepared):
                 matching.append(entry.rule)
         return matching
