@@ -36,10 +36,13 @@ _ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9 ][^A-Za-z0-9]*| [^A-Za-z0-9]+")
 # The non-ASCII characters on which the two forms differ: a text without any (emoji, dashes
 # and curly double quotes in English prose) takes the ASCII form too.
 _UNICODE_WORD_OR_JOINER = regex.compile(r"[\p{L}\p{N}\u2019\u02bc]")
-# The ASCII form by C passes: every character but [A-Za-z0-9] made a space.
+# The ASCII form by C passes: every character but [A-Za-z0-9] made a space. A run of
+# separators of one character is replaced by one space, which maps it no differently: only
+# the longer ones, runs of spaces there, are listed when a span is mapped.
 _SEPARATOR_TO_SPACE = str.maketrans(
     {chr(code): " " for code in range(128) if not chr(code).isalnum()}
 )
+_SPACES = re.compile("  +")
 
 # ASCII-only patterns use `re`, which runs them about twice as fast as `regex`.
 _LEET_WORD = re.compile(
@@ -142,8 +145,8 @@ def _single_spaced(view: View, plain: bool) -> tuple[View, list[str] | None]:
 
     A plain text is spaced by C passes instead of a `sub`: its non-ASCII characters are all
     separators, as is the `?` an ASCII encoding writes for each; every other separator is made
-    a space, and the words between the spaces are joined by one. The view is the one
-    `rewrite` makes: the same text, the same replacements listed when a span is mapped."""
+    a space, and the words between the spaces are joined by one. The view maps as the one
+    `rewrite` makes."""
     if not plain:
         return rewrite(view, "words", _SEPARATORS, " "), None
     text = view.text
@@ -158,7 +161,7 @@ def _single_spaced(view: View, plain: bool) -> tuple[View, list[str] | None]:
             single = " " * (spaced[0] == " ") + single + " " * (spaced[-1] == " ")
     if single == text:  # no run to replace: `sub` returns the text itself
         return view, words
-    edits = fixed_edits(_ASCII_SEPARATORS, text, 1)
+    edits = fixed_edits(_SPACES, spaced, 1)
     return View("words", single, EditedMap(view.offsets, edits)), words
 
 
