@@ -23,6 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the program itself (console script, python -m), not a caller
         _exit_without_teardown_after_handlers()
         _collect_cycles_less_often()
+        _compile_re_through_the_start_up_cache()
     result = _main(argv)
     _exit_code[0] = result
     return result
@@ -76,12 +77,20 @@ def _collect_cycles_less_often() -> None:
     gc.set_threshold(YOUNG_GENERATION_SIZE, *gc.get_threshold()[1:])
 
 
+def _compile_re_through_the_start_up_cache() -> None:
+    """Every ``re`` compile of the process, through the disk cache (``re_cache.install``):
+    soulscan's module-level patterns and those of the standard library modules click
+    imports. Only for the program: a caller's process keeps ``re`` as it was."""
+    from soulscan.engine import re_cache
+
+    re_cache.install()
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    from soulscan.engine import code_cache, re_cache, regex_cache
+    from soulscan.engine import code_cache, regex_cache
 
     # Patterns are parsed, and dataclass methods compiled, once per machine, not per run:
-    # installed before click, whose imports compile patterns too.
-    re_cache.install()
+    # installed before click is imported.
     regex_cache.install()
     code_cache.install()
     import click

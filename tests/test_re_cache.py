@@ -12,7 +12,7 @@ import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 import pytest
 from hypothesis import given, settings
@@ -28,6 +28,9 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(home))
     monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
     monkeypatch.setattr(re_cache, "_written", [0])  # a fresh process's write budget
+    # re's own compiler in this process, as the tests of compile_cached expect (the
+    # installed one is tested in processes of its own)
+    monkeypatch.setattr(re._compiler, "compile", _compile_program())  # type: ignore[attr-defined]
     return home
 
 
@@ -35,9 +38,16 @@ def _entries(home: Path) -> list[Path]:
     return sorted((home / "sre").glob("*.bin"))
 
 
-def _fresh(source: str, flags: int) -> re.Pattern[str]:
-    re.purge()  # a pattern from re's own memory cache would prove nothing
-    return re.compile(source, flags)
+def _compile_program() -> Callable[..., Any]:
+    """``re``'s own compiler, also when an in-process ``soulscan`` run (another test)
+    installed the cached one in this process."""
+    compile_program = re._compiler.compile  # type: ignore[attr-defined]
+    return getattr(compile_program, "original", compile_program)  # type: ignore[no-any-return]
+
+
+def _fresh(source: AnyStr, flags: int) -> re.Pattern[AnyStr]:
+    # neither re's memory nor the disk cache: they would prove nothing
+    return _compile_program()(source, flags)  # type: ignore[no-any-return]
 
 
 def _from_disk(source: str, flags: int) -> re.Pattern[str]:
@@ -83,7 +93,7 @@ def test_a_cached_pattern_matches_like_a_fresh_one(cache_home: Path, source: str
 
 def _entry_of(source: str) -> Any:
     re.purge()
-    return re_cache._compile_capturing(source, lambda: re.compile(source, 0))[1]
+    return re_cache._compile_capturing(source, lambda: _fresh(source, 0))[1]
 
 
 _SCAN_ENTRY = _entry_of(_SCAN_SOURCE)
@@ -273,7 +283,7 @@ def _own_entry(home: Path) -> Path:
 def _entry_of_installed() -> Any:
     re.purge()
     return re_cache._compile_capturing(
-        _INSTALLED_SOURCE, lambda: re.compile(_INSTALLED_SOURCE, re.IGNORECASE))[1]
+        _INSTALLED_SOURCE, lambda: _fresh(_INSTALLED_SOURCE, re.IGNORECASE))[1]
 
 
 def test_an_installed_compiler_serves_every_re_compile_from_the_cache(cache_home: Path) -> None:
@@ -361,12 +371,10 @@ def test_what_re_may_warn_about_is_told_apart(source: str, may_warn: bool) -> No
 
 def _warnings_of(source: str | bytes) -> list[str] | None:
     """What ``re``'s own compiler warns about ``source`` (None: it does not compile)."""
-    compile_program = getattr(re._compiler.compile, "original",  # type: ignore[attr-defined]
-                              re._compiler.compile)  # type: ignore[attr-defined]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            compile_program(source, 0)
+            _fresh(source, 0)
         except (re.error, RecursionError, OverflowError):
             return None
     return [str(warning.message) for warning in caught]
@@ -406,8 +414,8 @@ def test_a_bytes_pattern_is_kept_apart_from_the_text_one(cache_home: Path) -> No
     text_entry = re_cache._entry_name("ab+", 0)
     assert re_cache._entry_name(b"ab+", 0) != text_entry
     re.purge()
-    cached = re_cache._through_cache(b"ab+", 0, lambda: re.compile(b"ab+"))
-    again = re_cache._through_cache(b"ab+", 0, lambda: re.compile(b"ab+"))
+    cached = re_cache._through_cache(b"ab+", 0, lambda: _fresh(b"ab+", 0))
+    again = re_cache._through_cache(b"ab+", 0, lambda: _fresh(b"ab+", 0))
     assert len(_entries(cache_home)) == 1
     assert again is not cached and again.findall(b"xabbab") == [b"abb", b"ab"]
 
