@@ -202,7 +202,7 @@ class _FileContext:
     def build(self, drafts: Sequence[_Draft]) -> list[Finding]:
         """The findings of ``drafts``, located and shown in one pass over the text."""
         index = LineIndex.of(self.text)
-        locations = [index.location(draft.span.start, draft.span.end) for draft in drafts]
+        locations = index.locations([draft.span for draft in drafts])
         shown = FileExcerpts(self.text, index).excerpts(locations)
         return list(map(self._finding, drafts, locations, shown))
 

@@ -80,6 +80,27 @@ class LineIndex:
             return Location(line, column, end_line, end - starts[end_line - 1] + 1)
         return Location(line, column, line, end - starts[line - 1] + 1)
 
+    def locations(self, spans: Sequence[tuple[int, int]]) -> list[Location]:
+        """``location`` of each ``(start, end)`` span: one search for the line starts all
+        of them need, then each worked out without a call of its own (a file of hidden
+        characters has thousands of findings)."""
+        text_length = len(self.text)
+        if any(not 0 <= start <= end <= text_length for start, end in spans):
+            return [self.location(start, end) for start, end in spans]  # raises the error
+        self._search_to(max((end for _, end in spans), default=0))
+        starts = self._starts
+        count = len(starts)
+        found: list[Location] = []
+        for start, end in spans:
+            line = bisect.bisect_right(starts, start)
+            column = start - starts[line - 1] + 1
+            if line < count and end >= starts[line]:  # the span runs on past its line
+                end_line = bisect.bisect_right(starts, end, line)
+                found.append(Location(line, column, end_line, end - starts[end_line - 1] + 1))
+            else:
+                found.append(Location(line, column, line, end - starts[line - 1] + 1))
+        return found
+
     def line_start(self, line: int) -> int:
         """The offset where 1-based ``line`` starts."""
         while len(self._starts) < line and self._searched < len(self.text):

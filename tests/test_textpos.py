@@ -90,6 +90,25 @@ def _check_answers(index: LineIndex, text: str, lines: list[str], queries: list[
     assert list(index.line_starts) == [0, *(i + 1 for i, char in enumerate(text) if char == "\n")]
 
 
+@pytest.mark.parametrize("stretch", [1, 4096])
+@given(text=st.text(alphabet="ab\n😀"), data=st.data())
+def test_locations_are_each_spans_location(stretch: int, text: str, data: st.DataObject) -> None:
+    """``locations`` answers for many spans at once what ``location`` answers for each,
+    after other questions or before them, and refuses a span outside the text alike."""
+    offsets = st.integers(-1, len(text) + 1)
+    spans = data.draw(st.lists(st.tuples(offsets, offsets).map(sorted).map(tuple), max_size=8))
+    asked_first = data.draw(st.integers(0, len(text)))
+    with mock.patch.object(textpos, "_FIRST_STRETCH", stretch):
+        index = LineIndex.of(text)
+        index.position(asked_first)
+        if all(0 <= start and end <= len(text) for start, end in spans):
+            expected = [location_of(text, start, end) for start, end in spans]
+            assert index.locations(spans) == expected
+        else:
+            with pytest.raises(ValueError):
+                index.locations(spans)
+
+
 def test_a_long_text_is_searched_only_as_far_as_asked() -> None:
     text = ("x" * 99 + "\n") * 100_000
     index = LineIndex.of(text)

@@ -17,10 +17,9 @@ neither scanned nor visible, because the runtime drops it before scanning.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from soulscan.errors import InputError
 from soulscan.hermes.memory_document import memory_regions
@@ -60,8 +59,10 @@ _TRUNCATION_LABELS: Final = {
 }
 
 
-@dataclass(frozen=True)
-class RuntimeDocument:
+class RuntimeDocument(NamedTuple):
+    """One file as the runtime judges it (a named tuple: one is built for every scanned
+    file, several times quicker than a frozen dataclass)."""
+
     path: str
     kind: str  # one of KINDS
     label: str  # the name the runtime prints in [BLOCKED: ...]

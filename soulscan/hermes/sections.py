@@ -90,14 +90,10 @@ class JudgedSection(NamedTuple):
     def _region(self, visible: tuple[Span, ...]) -> Region:
         prepared = self.prepared
         start = prepared.scan_start
-        return Region(
-            text=prepared.scanned,
-            offset=start,
-            scope="context",
-            ids=self.ids,
-            effect=EFFECT_BLOCKS_FILE if self.ids else EFFECT_NONE,
-            scanned=Span(start, start + min(len(prepared.scanned), MAX_SCAN_CHARS)),
-            visible=visible,
+        return Region(  # text, offset, scope, ids, effect, scanned, visible
+            prepared.scanned, start, "context", self.ids,
+            EFFECT_BLOCKS_FILE if self.ids else EFFECT_NONE,
+            Span(start, start + min(len(prepared.scanned), MAX_SCAN_CHARS)), visible,
         )
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from soulscan.models import Span
 
 
-@dataclass(frozen=True)
-class Region:
-    """One unit the runtime scans: a whole context file, or one memory entry."""
+class Region(NamedTuple):
+    """One unit the runtime scans: a whole context file, or one memory entry.
+
+    (A named tuple: one is built for every scanned file, several times quicker than a
+    frozen dataclass.)"""
 
     text: str  # exactly the text the runtime passes to scan_for_threats
     offset: int  # code-point offset of text[0] in the decoded file text

@@ -184,26 +184,31 @@ class _EscapedWindows:
                          for start, end in zip(self._starts, self._ends, strict=True)]
 
     def excerpt(self, cuts: _Cuts) -> Excerpt:
-        """``excerpt(line, ..., None)``: each piece escaped, then shortened."""
-        which = bisect.bisect_right(self._starts, cuts.before) - 1
-        before, match = self._slices(which, cuts.before, cuts.start, cuts.match_end)
-        if cuts.end >= cuts.after_end:
+        """``excerpt(line, ..., None)``: each piece escaped, then shortened.
+
+        The pieces are neighbouring slices of one escaped window (the after piece may lie
+        in the next); one call a finding, the slicing written out."""
+        before_at, start, match_end, end, after_end = cuts
+        starts = self._starts
+        which = bisect.bisect_right(starts, before_at) - 1
+        offset, escaped = starts[which], self._escaped[which]
+        shown, offsets = escaped.escaped, escaped.offsets
+        # (with no offsets nothing was escaped: the offsets are the characters' own)
+        low, middle, high = before_at - offset, start - offset, match_end - offset
+        if offsets is not None:
+            low, middle, high = offsets[low], offsets[middle], offsets[high]
+        before, match = shown[low:middle], shown[middle:high]
+        if end >= after_end:
             after = ""
         else:
-            if cuts.end >= self._ends[which]:  # not merged with the window before the match
-                which = bisect.bisect_right(self._starts, cuts.end) - 1
-            _, after = self._slices(which, cuts.end, cuts.end, cuts.after_end)
+            if end >= self._ends[which]:  # not merged with the window before the match
+                which = bisect.bisect_right(starts, end) - 1
+                offset, escaped = starts[which], self._escaped[which]
+                shown, offsets = escaped.escaped, escaped.offsets
+            low, high = end - offset, after_end - offset
+            after = shown[low:high] if offsets is None else shown[offsets[low]:offsets[high]]
         return Excerpt(
             before if len(before) <= BEFORE_LIMIT else shorten_left(before, BEFORE_LIMIT),
             match if len(match) <= MATCH_LIMIT else shorten(match, MATCH_LIMIT),
             after if len(after) <= AFTER_LIMIT else shorten(after, AFTER_LIMIT),
         )
-
-    def _slices(self, which: int, start: int, middle: int, end: int) -> tuple[str, str]:
-        """``escape_text`` of ``text[start:middle]`` and ``text[middle:end]``, two
-        neighbouring slices of window ``which``."""
-        offset, escaped = self._starts[which], self._escaped[which]
-        start, middle, end = start - offset, middle - offset, end - offset
-        if escaped.offsets is not None:  # else nothing was escaped: the offsets are plain
-            start, middle, end = escaped.offsets[start], escaped.offsets[middle], escaped.offsets[end]
-        return escaped.escaped[start:middle], escaped.escaped[middle:end]
