@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine.anchorscan import MAX_GROUPS, AnchorScan, build_scan, letter_scans
+from soulscan.engine.anchorscan import (
+    MAX_GROUPS,
+    AnchorScan,
+    build_scan,
+    letter_scans,
+    on_pivots_of,
+    pinnable,
+)
 from soulscan.engine.rulepack import builtin_packs, runtime_pack
 
 RUNTIME_ANCHORS = sorted({anchor for rule in runtime_pack().rules
@@ -109,10 +116,11 @@ COMMON_WORDS = ["command", "metasploit", "must", "mythic", "prompt", "curl", "un
 
 def test_letter_scans_pin_words_of_common_characters() -> None:
     scans = letter_scans(COMMON_WORDS)
-    assert [scan.pattern.pattern[:2] for scan in scans if scan.pattern] == ["(l", "(m", "(u", "(y"]
+    assert [scan.pattern.pattern[:1] for scan in scans if scan.pattern] == ["l", "m", "u", "y"]
     assert set().union(*(scan.pinned for scan in scans)) == set(COMMON_WORDS) - {"pretend"}
-    # a literal first character: ``re`` looks for it with a tight loop
-    assert all(scan.pattern and scan.pattern.pattern[1].isalpha() for scan in scans)
+    # a literal first character and no group around it: ``re`` looks for it with a tight
+    # loop, and goes on from the character after it
+    assert all(scan.pattern and scan.pattern.groups == 0 for scan in scans)
 
 
 @settings(max_examples=300, deadline=None)
@@ -152,3 +160,18 @@ def test_a_scan_of_many_anchors_keeps_few_groups() -> None:
         scan = build_scan(ALL_ANCHORS, min_rank)
         assert scan.pattern is not None and scan.pattern.groups <= MAX_GROUPS + 1
         assert len(scan.outcomes) <= len(scan.by_tail) * 2 ** MAX_GROUPS
+
+
+def test_a_pivot_only_other_anchors_use_is_left_out() -> None:
+    anchors = {"execute", "codex", "have", "never", "-->", "with"}
+    assert pinnable(anchors) == anchors
+    assert on_pivots_of(anchors, {"have"}) == {"have", "never"}  # the x and > stops go
+    assert on_pivots_of(anchors, {"have", "-->"}) == {"have", "never", "-->"}
+
+
+def test_the_runtime_gate_stops_at_no_pivot_only_later_groups_need() -> None:
+    from soulscan.hermes.scanner import _gate_in, _members
+
+    gate = _gate_in(_members("context"))
+    assert {"execute", "codex", "-->"}.isdisjoint(gate.scan.pinned)
+    assert {"have", "now", "c2", "<!--"} <= gate.scan.pinned

@@ -150,13 +150,32 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
                 key = _found(tail, groups, tail, char, seen)
                 outcomes[key] = (tuple(dict.fromkeys((*proven, *seen))) if seen else proven, unsure)
     return AnchorScan(
-        # a big alternation re parses in pure Python: its program is kept on disk
-        pattern=compile_cached("(" + "|".join(branches) + ")"),
+        # a big alternation re parses in pure Python: its program is kept on disk. Without
+        # other groups ``findall`` gives the whole match, which is the part from the pivot
+        # on: no group of its own (``re`` then skips the pivot it found, not re-reading it).
+        pattern=compile_cached("(" + "|".join(branches) + ")" if groups else "|".join(branches)),
         pinned=frozenset(pivots),
         by_tail={tail: tuple(found) for tail, found in by_tail.items()},
         neighbours=neighbours,
         outcomes=outcomes,
     )
+
+
+def pinnable(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> frozenset[str]:
+    """The anchors ``build_scan(anchors, min_rank)`` pins, without building it."""
+    return frozenset(_pivots(set(anchors), min_rank))
+
+
+def on_pivots_of(anchors: Iterable[str], keep: Iterable[str],
+                 min_rank: int = MIN_PIVOT_RANK) -> frozenset[str]:
+    """The anchors (of a ``build_scan`` with ``min_rank``) pinned to a character that one of
+    ``keep`` is pinned to too: ``re`` stops at every occurrence of a pivot, so a pivot
+    worth its stops for ``keep`` carries the others at almost no cost, and one that only
+    the others use may not be worth them."""
+    pivots = _pivots(set(anchors), min_rank)
+    keeping = set(keep)
+    kept = {anchor[index] for anchor, index in pivots.items() if anchor in keeping}
+    return frozenset(anchor for anchor, index in pivots.items() if anchor[index] in kept)
 
 
 def letter_scans(words: Iterable[str]) -> tuple[AnchorScan, ...]:
