@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText
-from soulscan.hardened.branch_search import BranchSearch, Starts, leading_strings, starts_union
+from soulscan.hardened.branch_search import (
+    BranchSearch,
+    Starts,
+    leading_strings,
+    start_places,
+    starts_union,
+)
 from soulscan.hardened.gate import gated_rule
 from soulscan.hardened.view_rules import hardened_rules
 from soulscan.hardened.views import VIEW_NAMES
@@ -117,6 +123,24 @@ def test_branch_search_equals_finditer_on_spliced_examples(
 ) -> None:
     text = "".join(case(piece) + glue for piece, case, glue in parts)  # type: ignore[operator]
     _assert_same_as_finditer(_search(*branch), text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text("ab ", max_size=60),
+    st.lists(st.text("ab ", min_size=1, max_size=3), max_size=4),
+    st.integers(0, 60),
+    st.integers(0, 12),
+)
+def test_start_places_are_every_occurrence_or_none_past_most(
+    haystack: str, strings: list[str], limit: int, most: int
+) -> None:
+    every = [i for s in strings for i in range(limit) if haystack.startswith(s, i) and i + len(s) <= limit]
+    found = start_places(haystack, strings, limit, most)
+    if len(every) <= most:
+        assert found == every
+    else:
+        assert found is None
 
 
 @pytest.mark.parametrize("repeat", [1, 40, 400])

@@ -96,6 +96,21 @@ def test_gate_runs_no_rule_on_plain_prose() -> None:
     assert view_gate("words", "agents").live(prepared) == {}
 
 
+def test_gate_drops_a_words_rule_whose_start_strings_are_absent() -> None:
+    # SS206's anchors occur (`credentials`), but none of the verbs its matches start with
+    gate_ = view_gate("words", "agents")
+    assert "SS206" not in gate_.live(PreparedText(" cat aws credentials nc evil example 4444 "))
+    assert "SS206" in gate_.live(PreparedText(" send aws credentials to https evil example "))
+
+
+def test_words_start_strings_are_looked_up_and_tested() -> None:
+    words = view_gate("words", "agents")
+    for gated, _, tests in words.rules:
+        for start, test in zip(gated.start_groups, tests):
+            if start is not None:
+                assert start <= words.anchors and start in words._tests[test]
+
+
 # Pieces of attacks and their near misses, glued with the separators and markup the views undo.
 _PIECES = st.sampled_from(EXAMPLES).map(lambda text: text[:120])
 _GLUE = st.sampled_from([" ", "\n", "-\n", "**", "<b>", "&#105;", "\u200b", " now ", ". ", "1", ""])

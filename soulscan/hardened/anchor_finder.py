@@ -63,23 +63,27 @@ class PivotFinder:
     def __init__(self, anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
                  in_budget: int = IN_BUDGET) -> None:
         self.anchors = tuple(sorted(set(anchors)))
+        # an ASCII text holds none of the others: they are not looked up with ``in`` there
+        self._ascii_anchors = tuple(anchor for anchor in self.anchors if anchor.isascii())
         self._min_rank = min_rank
         self._in_budget = in_budget
         self._scans: tuple[tuple[AnchorScan, ...], tuple[str, ...]] | None = None
 
     def found_in(self, text: str) -> set[str]:
         """Exactly the anchors that occur in `text`."""
+        ascii = text.isascii()
         if self._scans is None:
-            reads = (len(text) + IN_CALL_CHARS) * len(self.anchors)
+            anchors = self._ascii_anchors if ascii else self.anchors
+            reads = (len(text) + IN_CALL_CHARS) * len(anchors)
             if reads <= self._in_budget:
                 self._in_budget -= reads
-                return {anchor for anchor in self.anchors if anchor in text}
+                return {anchor for anchor in anchors if anchor in text}
             self._scans = self._build()
         scans, unpinned = self._scans
         found = scans[0].present(text)
         for scan in scans[1:]:
             found |= scan.present(text)
-        found.update(anchor for anchor in unpinned if anchor in text)
+        found.update(anchor for anchor in unpinned if anchor in text and (anchor.isascii() or not ascii))
         return found
 
     def _build(self) -> tuple[tuple[AnchorScan, ...], tuple[str, ...]]:
@@ -165,13 +169,16 @@ class TokenFinder:
         self.elsewhere = [a for a in self.keyed.unkeyed if not _WORD.fullmatch(a)]
         if not tokens_pay:
             self.elsewhere = list(anchors)
+        # an ASCII text holds none of the others
+        self.ascii_elsewhere = [a for a in self.elsewhere if a.isascii()]
         # The distinct words are short, but a hundred `in`s still read them a hundred times:
         # one scan stopping at any but the commonest letters reads them once.
         self.one_token_finder = PivotFinder(self.in_one_token, ONE_TOKEN_PIVOT_RANK)
 
     def present(self, folded: str, words: WordsIndex | None = None) -> set[str]:
         """`words`: the index of `folded`, when it is built anyway."""
-        found = {anchor for anchor in self.elsewhere if anchor in folded}
+        elsewhere = self.ascii_elsewhere if folded.isascii() else self.elsewhere
+        found = {anchor for anchor in elsewhere if anchor in folded}
         if folded.endswith(NON_ASCII):  # where PreparedText puts it
             found.add(NON_ASCII)
         if not self.keyed.by_key and not self.in_one_token:

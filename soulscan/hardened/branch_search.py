@@ -29,7 +29,7 @@ import regex
 
 from soulscan.engine.anchors import extract_regex_anchors, fold, rarity
 from soulscan.engine.matcher import PreparedText
-from soulscan.engine.prefilter import matches_at, most_places, start_places
+from soulscan.engine.prefilter import matches_at, most_places
 from soulscan.engine.segments import MIN_START_RARITY
 from soulscan.hardened.anchor_finder import KeyedStrings, WordsIndex
 
@@ -59,11 +59,20 @@ class Starts:
 
 @dataclass(frozen=True)
 class BranchSearch:
+    """`pattern`: the rule's own; `live`: the alternation of the branches the gate left, when
+    it dropped some. A dropped branch matches nowhere in the text, so at each place the
+    first branch of `pattern` that matches is a live one: trying `pattern` at the live
+    branches' places gives what `live` gives. Only a whole-text search, or one at very many
+    places, compiles `live` (sparing the dropped branches' tries at each of them): each text
+    may leave another set of branches, and compiling one costs as much as hundreds of
+    searches."""
+
     pattern: regex.Pattern[str]
     starts: tuple[Starts, ...] | None  # every match is placed by one; None: search the whole text
     # string of `starts` -> anchors it holds once folded: a text without one of them has no
     # such string (folding keeps each character's place and turns it into the same ASCII)
     needs: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    live: tuple[str, int] | None = None  # (source, flags)
 
     @functools.cached_property
     def _ignorecase(self) -> bool:
@@ -82,8 +91,11 @@ class BranchSearch:
         text = prepared.text
         places = self._places(prepared, words, present) if self.starts is not None else None
         if places is not None:
-            return list(matches_at(self.pattern, text, places))
-        return [match.span() for match in self.pattern.finditer(text)]
+            narrow = self.live is not None and len(places) >= NARROWED_FROM_PLACES
+            pattern = _compiled(*self.live) if narrow and self.live else self.pattern
+            return list(matches_at(pattern, text, places))
+        pattern = self.pattern if self.live is None else _compiled(*self.live)
+        return [match.span() for match in pattern.finditer(text)]
 
     def _places(
         self, prepared: PreparedText, words: WordsIndex | None, present: set[str] | None
@@ -95,10 +107,16 @@ class BranchSearch:
         places: set[int] = set()
         needs = self.needs
         for starts in self.starts or ():
-            strings = starts.held_by(words)
             if present is not None and needs:
-                strings = [s for s in strings if s not in needs or needs[s] <= present]
-            found = start_places(haystack, strings, len(text), most)
+                # the gate's lookup says which strings occur: the words index adds nothing
+                strings: Sequence[str] = [
+                    s for s in starts.strings if s not in needs or needs[s] <= present
+                ]
+            else:
+                strings = starts.held_by(words)
+            # each place of a string is tried at `width` places
+            width = starts.hi - starts.lo + 1
+            found = start_places(haystack, strings, len(text), (most - len(places)) // width)
             if found is None:
                 return None
             if starts.hi:
@@ -107,6 +125,44 @@ class BranchSearch:
             if len(places) > most:
                 return None
         return sorted(places)
+
+
+# After this many places of one string, found a ``find`` each, the rest are counted in one
+# C pass when they look too many: a string that occurs everywhere is given up on without a
+# call a place.
+FINDS_BEFORE_COUNT = 8
+
+
+def start_places(haystack: str, strings: Iterable[str], limit: int, most: int) -> list[int] | None:
+    """Every offset below `limit` where one of `strings` occurs; None past `most`."""
+    places: list[int] = []
+    find = haystack.find
+    for string in strings:
+        index = find(string, 0, limit)
+        found = 0
+        while index >= 0:
+            places.append(index)
+            found += 1
+            if len(places) > most:
+                return None
+            if (found == FINDS_BEFORE_COUNT
+                    and (limit - index) * found > (most - len(places)) * (index + 1)
+                    and len(places) + haystack.count(string, index + 1, limit) > most):
+                # at the rate found so far the string would pass `most`, and ``count`` (of
+                # occurrences that do not overlap: never more than there are) says it does
+                return None
+            index = find(string, index + 1, limit)
+    return places
+
+
+# Compiling the live branches' alternation costs about as much as trying the dropped
+# branches too at this many places.
+NARROWED_FROM_PLACES = 2048
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(source: str, flags: int) -> regex.Pattern[str]:
+    return regex.compile(source, flags)
 
 
 # The most characters a search tries before the strings that place it.
@@ -146,15 +202,16 @@ def leading_strings(source: str, flags: int) -> Starts | None:
     return None
 
 
-def _minimal(found: set[str]) -> tuple[str, ...] | None:
+def _minimal(found: set[str], merge_heads: bool = True) -> tuple[str, ...] | None:
     if not found or "" in found:
         return None
-    # Strings that share their first MERGED_CHARS characters (`' ignore '`, `' ignorar '`)
-    # are searched for as that shared part: each string is one read of the text.
-    by_head: dict[str, list[str]] = {}
-    for string in found:
-        by_head.setdefault(_head(string), []).append(string)
-    found = {head if len(group) > 1 else group[0] for head, group in by_head.items()}
+    if merge_heads:
+        # Strings that share their first MERGED_CHARS characters (`' ignore '`, `' ignorar '`)
+        # are searched for as that shared part: each string is one read of the text.
+        by_head: dict[str, list[str]] = {}
+        for string in found:
+            by_head.setdefault(_head(string), []).append(string)
+        found = {head if len(group) > 1 else group[0] for head, group in by_head.items()}
     # a string that extends another adds no place of its own
     return tuple(sorted(s for s in found if not any(s != t and s.startswith(t) for t in found)))
 
@@ -181,8 +238,11 @@ def anchors_held(starts: tuple[Starts, ...] | None, anchors: Iterable[str]) -> d
     return held
 
 
-def starts_union(starts: Sequence[Starts | None]) -> tuple[Starts, ...] | None:
-    """What places every match of an alternation, from what places its branches'."""
+def starts_union(starts: Sequence[Starts | None], merge_heads: bool = True) -> tuple[Starts, ...] | None:
+    """What places every match of an alternation, from what places its branches'.
+    `merge_heads`: search strings of several branches that begin alike as their shared
+    head (one read of the text for them all); a caller that knows which strings occur
+    keeps each branch's own strings instead, so that it can leave out the absent ones."""
     if not starts or None in starts:
         return None
     by_spread: dict[tuple[int, int], set[str]] = {}
@@ -190,7 +250,8 @@ def starts_union(starts: Sequence[Starts | None]) -> tuple[Starts, ...] | None:
         if branch is not None:
             by_spread.setdefault((branch.lo, branch.hi), set()).update(branch.strings)
     return tuple(
-        Starts(_minimal(strings) or (), lo, hi) for (lo, hi), strings in sorted(by_spread.items())
+        Starts(_minimal(strings, merge_heads) or (), lo, hi)
+        for (lo, hi), strings in sorted(by_spread.items())
     )
 
 

@@ -16,14 +16,13 @@ which tries them only where a match can start.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import regex
 
 from soulscan.engine import cache
-from soulscan.engine.anchors import NON_ASCII, Anchors, extract_regex_anchors
+from soulscan.engine.anchors import NON_ASCII, Anchors, extract_regex_anchors, fold
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
 from soulscan.hardened.anchor_finder import AnchorFinder, pivot_finder, token_finder
@@ -101,6 +100,9 @@ class GatedRule:
     branches: tuple[str, ...]
     whole: Requirement  # the rule's own anchors, for a rule that is not split
     requirements: tuple[Requirement, ...]  # one a branch
+    # each branch's start strings, folded, when the gate looks them up: one of them occurs
+    # in every text the branch matches
+    start_groups: tuple[frozenset[str] | None, ...] = (None,)
 
 
 Requirement = tuple[frozenset[str], ...] | None  # every group needs a member; None: no test
@@ -127,9 +129,31 @@ def _gate_rule(rule: Rule) -> GatedRule:
         return GatedRule(rule, (rule.regex_source,), None, (None,))
     branches = _branches(rule.regex_source, rule.regex_flags)
     if branches is None or len(branches) == 1:
-        return GatedRule(rule, (rule.regex_source,), _groups(rule.anchors), (None,))
+        return GatedRule(rule, (rule.regex_source,), _groups(rule.anchors), (None,),
+                         (_start_group(rule, rule.regex_source),))
     requirements = tuple(_groups(extract_regex_anchors(branch)) for branch in branches)
-    return GatedRule(rule, branches, None, requirements)
+    starts = tuple(_start_group(rule, branch) for branch in branches)
+    return GatedRule(rule, branches, None, requirements, starts)
+
+
+# The views whose start strings the gate looks up: the words view's are words, looked up
+# by set intersections with its token index (``anchor_finder.TokenFinder``); in the other
+# views each would add stops to a pivot scan, which costs about what its absence spares.
+START_STRING_VIEWS = frozenset({"words"})
+
+
+def _start_group(rule: Rule, branch: str) -> frozenset[str] | None:
+    """The start strings of a branch of `rule` (``branch_search.leading_strings``), folded:
+    every match holds one, so a text whose folded form holds none has no match of the
+    branch (folding keeps each character's place and folds it as it would alone). None when
+    they are not looked up, unknown, or one holds a capital sigma (it lowers by context)."""
+    if rule.view not in START_STRING_VIEWS:
+        return None
+    starts = leading_strings(branch, rule.regex_flags)
+    if starts is None or any("\u03a3" in string for string in starts.strings):
+        return None
+    return frozenset(fold(string) for string in starts.strings)
+
 
 
 @cache.persistent  # read character by character for every hardened rule at start-up
@@ -183,14 +207,21 @@ class ViewGate:
         for groups in requirements:
             chosen[groups] = _cheapest(groups, searched)
             searched |= chosen[groups] or set()
+        # Every start string is looked up too, and each branch's are one more group of its
+        # test: a live rule then searches only those that occur, and a branch whose start
+        # strings are all absent is not live.
+        searched.update(string for rule in gated for group in rule.start_groups for string in group or ())
         # Branches often share a test (the same verbs, the same script): each runs once.
         tests: dict[Test, int] = {}
 
-        def number(groups: Requirement) -> int:
-            return tests.setdefault(_test(groups, chosen[groups], searched), len(tests))
+        def number(groups: Requirement, start: frozenset[str] | None = None) -> int:
+            test = _test(groups, chosen[groups], searched)
+            if start is not None:
+                test = (*test, start)
+            return tests.setdefault(test, len(tests))
 
         self.rules = tuple(
-            (rule, number(rule.whole), tuple(number(groups) for groups in rule.requirements))
+            (rule, number(rule.whole), tuple(map(number, rule.requirements, rule.start_groups)))
             for rule in gated
         )
         self._tests = tuple(tests)
@@ -259,21 +290,19 @@ class ViewGate:
                 self._searches.clear()  # texts that open ever new sets of branches
             gated = self.rules[rule_index][0]
             rule = gated.rule
-            starts = starts_union([leading_strings(gated.branches[i], rule.regex_flags) for i in branches])
+            starts = starts_union(
+                [leading_strings(gated.branches[i], rule.regex_flags) for i in branches],
+                # the start strings the gate looks up are searched for only where they occur
+                merge_heads=rule.view not in START_STRING_VIEWS,
+            )
             needs = anchors_held(starts, self.anchors)
-            if len(branches) == len(gated.branches):
-                search = BranchSearch(rule.compiled, starts, needs)
-            else:
-                source = "|".join(gated.branches[index] for index in branches)
-                search = BranchSearch(_compiled(source, rule.regex_flags), starts, needs)
-            self._searches[key] = search
+            live = None
+            if len(branches) < len(gated.branches):
+                live = ("|".join(gated.branches[index] for index in branches), rule.regex_flags)
+            self._searches[key] = BranchSearch(rule.compiled, starts, needs, live)
         return self._searches[key]
 
 
 # Searches (a rule and the branches of it a text left open) a gate keeps.
 MAX_SEARCHES = 4096
 
-
-@functools.lru_cache(maxsize=MAX_SEARCHES)
-def _compiled(source: str, flags: int) -> regex.Pattern[str]:
-    return regex.compile(source, flags)
