@@ -77,6 +77,19 @@ def test_excerpts_are_the_whole_line_excerpts(
     assert shown == [whole_line_excerpt(text, location) for location in locations]
 
 
+@pytest.mark.parametrize("line_break", ["", "\n"], ids=["one-line", "short-lines"])
+def test_a_repeating_text_shows_each_neighbourhood_as_its_line_does(line_break: str) -> None:
+    """The same neighbourhood shown again (emoji sequences) is the same excerpt; the
+    first and the last in the line, cut short by its edges, are each their own."""
+    text = ("\U0001f468\u200d\U0001f469 x\\u{200D}" + line_break) * 300
+    index = LineIndex.of(text)
+    locations = [index.location(at, at + 1) for at, char in enumerate(text) if char == "\u200d"]
+    excerpts = FileExcerpts(text, LineIndex.of(text))
+    first = excerpts.excerpts(locations)
+    assert first == [whole_line_excerpt(text, location) for location in locations]
+    assert excerpts.excerpts(locations[::-1]) == first[::-1]
+
+
 def test_a_megabyte_line_is_screened_near_its_findings_only() -> None:
     """A secret far along a long line still makes that line's excerpts redacted (as the
     whole-line computation did) once a finding's neighbourhood holds an anchor."""

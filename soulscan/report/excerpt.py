@@ -84,13 +84,19 @@ class FileExcerpts:
         self._screen = SecretScreen(text)
         self._lines: dict[int, _Line] = {}
         self._secret_free: dict[int, bool] = {}  # line number → redact leaves it alone
+        self._known: dict[_ShownKey, Excerpt] = {}  # unredacted excerpts worked out
 
     def excerpts(self, locations: Sequence[Location]) -> list[Excerpt]:
         """The excerpt of each location: its line shown around ``[column, end_column)``,
         to the line's end when the location runs on past it."""
-        plain: list[_Cuts | None] = []
+        # Each unredacted excerpt is known by the text it shows and where its pieces lie
+        # in it, all it depends on: a repeating text (a file of emoji sequences lists a
+        # thousand joiners) shows a few neighbourhoods many times, each worked out once.
+        shown: list[_ShownKey | None] = []  # None: redacted
+        new: dict[_ShownKey, _Cuts] = {}
+        known = self._known
         redacted: dict[int, Excerpt] = {}
-        lines, secret_free = self._lines, self._secret_free
+        text, lines, secret_free = self.text, self._lines, self._secret_free
         for position, location in enumerate(locations):
             line = lines.get(location.line) or self._line(location.line)
             start = line.start + location.column - 1
@@ -109,15 +115,23 @@ class FileExcerpts:
                 if after_end > line.end_or_limit:
                     after_end = (line.end_or_limit if line.short
                                  else self.index.line_end(location.line, after_end))
-                plain.append(_Cuts(max(line.start, start - BEFORE_LIMIT - 1), start,
-                                   min(end, start + MATCH_LIMIT + 1), end, after_end))
+                before = max(line.start, start - BEFORE_LIMIT - 1)
+                match_end = min(end, start + MATCH_LIMIT + 1)
+                key = (text[before : max(match_end, after_end)],
+                       start - before, end - before, after_end - before)
+                shown.append(key)
+                if key not in known:
+                    new[key] = _Cuts(before, start, match_end, end, after_end)
             else:
-                plain.append(None)
-                text = self.index.line_text(location.line)
-                redacted[position] = excerpt(text, start - line.start, end - line.start, redact)
-        shown = _EscapedWindows(self.text, plain)
-        return [redacted[position] if cuts is None else shown.excerpt(cuts)
-                for position, cuts in enumerate(plain)]
+                shown.append(None)
+                line_text = self.index.line_text(location.line)
+                redacted[position] = excerpt(line_text, start - line.start, end - line.start, redact)
+        if new:
+            windows = _EscapedWindows(text, list(new.values()))
+            for key, cuts in new.items():
+                known[key] = windows.excerpt(cuts)
+        return [redacted[position] if key is None else known[key]
+                for position, key in enumerate(shown)]
 
     def _line(self, number: int) -> _Line:
         line = self._lines.get(number)
@@ -164,12 +178,17 @@ class _Cuts(NamedTuple):
     after_end: int
 
 
+# The text an unredacted excerpt shows (from its before piece to the end of its match or
+# after piece) and where, in that text, its match starts and ends and its after piece ends.
+_ShownKey = tuple[str, int, int, int]
+
+
 class _EscapedWindows:
     """The windows excerpts show, merged where they overlap or touch, each escaped once."""
 
-    def __init__(self, text: str, shown: Sequence[_Cuts | None]) -> None:
+    def __init__(self, text: str, shown: Sequence[_Cuts]) -> None:
         windows = sorted(
-            window for cuts in shown if cuts is not None
+            window for cuts in shown
             for window in ((cuts.before, cuts.match_end), (cuts.end, cuts.after_end))
         )
         self._starts: list[int] = []
