@@ -153,6 +153,12 @@ def _assert_finders_exact(text: str) -> None:
         if view == "words":
             assert token_finder(anchors).present(folded) == expected, text[:200]
             assert token_finder(anchors).present(folded, WordsIndex.of(folded)) == expected
+            # a text not padded with spaces: ` word ` is then not told by its tokens alone
+            for unpadded in (folded[1:], folded.rstrip(" "), folded.strip(" ")):
+                expected = {anchor for anchor in anchors if anchor in unpadded}
+                if unpadded.endswith(NON_ASCII):
+                    expected.add(NON_ASCII)
+                assert token_finder(anchors).present(unpadded) == expected, text[:200]
 
 
 def test_a_finder_builds_its_scans_once_in_has_read_its_budget() -> None:

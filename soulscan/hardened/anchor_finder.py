@@ -164,7 +164,14 @@ class TokenFinder:
 
     def __init__(self, anchors: Sequence[str]) -> None:
         tokens_pay = len(anchors) >= MIN_ANCHORS_FOR_TOKENS
-        self.keyed = KeyedStrings(anchors if tokens_pay else ())
+        # ` word ` (one whole token, a space each side: the start strings of most rules of
+        # the view) occurs in a text padded with spaces exactly when `word` is one of its
+        # tokens: a set intersection answers for all of them
+        self.spaced_words = {
+            anchor[1:-1]: anchor for anchor in anchors if tokens_pay and _SPACED_WORD.fullmatch(anchor)
+        }
+        spaced = set(self.spaced_words.values())
+        self.keyed = KeyedStrings(anchor for anchor in anchors if tokens_pay and anchor not in spaced)
         self.in_one_token = [a for a in self.keyed.unkeyed if _WORD.fullmatch(a)]
         self.elsewhere = [a for a in self.keyed.unkeyed if not _WORD.fullmatch(a)]
         if not tokens_pay:
@@ -187,7 +194,21 @@ class TokenFinder:
             words = WordsIndex.of(folded)
         found |= self.one_token_finder.found_in(words.distinct)
         found.update(anchor for anchor in self.keyed.keyed_held_by(words) if anchor in folded)
+        spaced_words = self.spaced_words
+        held = spaced_words.keys() & words.held[WHOLE]
+        if held and not _padded(folded):
+            held = {word for word in held if spaced_words[word] in folded}
+        found.update(spaced_words[word] for word in held)
         return found
+
+
+_SPACED_WORD = regex.compile(r" [^ ]+ ")
+
+
+def _padded(folded: str) -> bool:
+    """Does every token of `folded` have a space each side (bar the NON_ASCII marker that
+    PreparedText appends to a non-ASCII text, after its last space)?"""
+    return folded.startswith(" ") and folded.endswith((" ", " " + NON_ASCII))
 
 
 @dataclass(frozen=True)

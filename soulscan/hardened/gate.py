@@ -242,6 +242,9 @@ class ViewGate:
                 branches_of.setdefault(test_index, []).append((rule_index, branch))
         self._branches_of = {index: tuple(pairs) for index, pairs in branches_of.items()}
         self._searches: dict[tuple[int, tuple[int, ...]], BranchSearch] = {}
+        # the live rules by the anchors found (the same dict for every text with those)
+        self._looked_up = frozenset(searched)
+        self._live: dict[frozenset[str], dict[str, BranchSearch]] = {}
 
     def _finder(self) -> AnchorFinder:
         """Built at first use: most views' anchors are looked up by a finder shared with
@@ -251,7 +254,7 @@ class ViewGate:
                                   else pivot_finder(self.anchors))
         return self._built_finder
 
-    def _passed(self, present: set[str]) -> set[int]:
+    def _passed(self, present: frozenset[str]) -> set[int]:
         candidates = set(self._always)
         opened_by = self._opened_by
         for anchor in present:
@@ -264,13 +267,23 @@ class ViewGate:
         }
 
     def live(self, prepared: PreparedText, present: set[str] | None = None) -> dict[str, BranchSearch]:
-        """Rule id -> the search of its possible branches, for each rule that can match.
+        """Rule id -> the search of its possible branches, for each rule that can match
+        (shared by the texts that hold the same anchors: read it, do not change it).
 
         `present`: the anchors that occur in the folded text, when a finder shared with other
         views of the same text has found them (it must have looked for all of `anchors`).
         """
         if present is None:
             present = self._finder().present(prepared.folded)
+        # what the gate reads of the text: most texts hold one of a few sets of its anchors
+        key = frozenset(self._looked_up.intersection(present))
+        if key not in self._live:
+            if len(self._live) >= MAX_SEARCHES:
+                self._live.clear()
+            self._live[key] = self._live_for(key)
+        return self._live[key]
+
+    def _live_for(self, present: frozenset[str]) -> dict[str, BranchSearch]:
         passed = self._passed(present)
         alive: dict[int, list[int]] = {}
         for test in passed:
