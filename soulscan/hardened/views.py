@@ -21,7 +21,6 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable
-from functools import cached_property
 
 import regex
 
@@ -203,37 +202,54 @@ def skeleton_view(
 
 
 class Views:
-    """Lazily built views of one text; each is computed at most once."""
+    """Lazily built views of one text; each is computed at most once.
+
+    (A dict, not `cached_property`, whose first access takes a lock: a text's views are each
+    built once, so that first access is every access but the cached ones of `ViewRules`.)"""
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._built: dict[str, View] = {}
+        self._rare: str | None = None
 
-    @cached_property
-    def raw(self) -> View:
-        return identity_view(self.text)
-
-    @cached_property
+    @property
     def rare(self) -> str:
         """The text's non-ASCII characters (`non_ascii_chars`), for every view's passes."""
-        return non_ascii_chars(self.text)
+        if self._rare is None:
+            self._rare = non_ascii_chars(self.text)
+        return self._rare
 
-    @cached_property
+    @property
+    def raw(self) -> View:
+        return self.get("raw")
+
+    @property
     def nfkc(self) -> View:
-        return nfkc_view(self.raw, self.rare)
+        return self.get("nfkc")
 
-    @cached_property
+    @property
     def skeleton(self) -> View:
-        return skeleton_view(self.raw, self.rare, lambda: self.nfkc)
+        return self.get("skeleton")
 
-    @cached_property
+    @property
     def words(self) -> View:
-        return words_view(self.skeleton)
+        return self.get("words")
 
     def get(self, name: str) -> View:
-        if name not in VIEW_NAMES:
-            raise ValueError(f"unknown view {name!r}")
-        view: View = getattr(self, name)
+        view = self._built.get(name)
+        if view is None:
+            if name not in _BUILDERS:
+                raise ValueError(f"unknown view {name!r}")
+            view = self._built[name] = _BUILDERS[name](self)
         return view
+
+
+_BUILDERS: dict[str, Callable[[Views], View]] = {
+    "raw": lambda views: identity_view(views.text),
+    "nfkc": lambda views: nfkc_view(views.raw, views.rare),
+    "skeleton": lambda views: skeleton_view(views.raw, views.rare, lambda: views.nfkc),
+    "words": lambda views: words_view(views.skeleton),
+}
 
 
 def apply_view(name: str, text: str) -> str:
