@@ -118,8 +118,17 @@ def document_findings(
         restates = _runtime_cover(runtime)
         kept = runtime + [draft for draft in hardened if not restates(draft)]
     collected = _count_omitted(context.build(kept), context.occurrences)
-    collected.sort(key=lambda f: (f.span.start, f.span.end, f.origin != ORIGIN_RUNTIME, f.rule_id))
+    # (spans are (start, end) tuples; with runtime findings alone the origin ties)
+    collected.sort(key=_file_order if hardened else _span_then_id)
     return tuple(collected)
+
+
+def _file_order(finding: Finding) -> tuple[int, int, bool, str]:
+    span = finding.span
+    return span.start, span.end, finding.origin != ORIGIN_RUNTIME, finding.rule_id
+
+
+_span_then_id = operator.attrgetter("span", "rule_id")
 
 
 def _runtime_cover(runtime: list[_Draft]) -> Callable[[_Draft], bool]:
@@ -213,7 +222,9 @@ class _FileContext:
         start, end = span.start, span.end
         window = region.scanned
         scanned = window is not None and window.start <= start and end <= window.end
-        reaches_model = any(_overlaps(span, visible) for visible in region.visible)
+        # (none of a blocked unit reaches the model: every runtime-profile finding)
+        reaches_model = bool(region.visible) and any(
+            _overlaps(span, visible) for visible in region.visible)
         matched = self.text[start:end]
         extra = {
             # Identity of the matched content for suppressions and baselines (soulscan.suppress).
