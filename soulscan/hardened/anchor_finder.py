@@ -170,6 +170,7 @@ class TokenFinder:
         self.spaced_words = {
             anchor[1:-1]: anchor for anchor in anchors if tokens_pay and _SPACED_WORD.fullmatch(anchor)
         }
+        self.one_word = frozenset(anchor for anchor in anchors if _ONE_WORD.fullmatch(anchor))
         spaced = set(self.spaced_words.values())
         self.keyed = KeyedStrings(anchor for anchor in anchors if tokens_pay and anchor not in spaced)
         self.in_one_token = [a for a in self.keyed.unkeyed if _WORD.fullmatch(a)]
@@ -193,16 +194,26 @@ class TokenFinder:
         if words is None:
             words = WordsIndex.of(folded)
         found |= self.one_token_finder.found_in(words.distinct)
-        found.update(anchor for anchor in self.keyed.keyed_held_by(words) if anchor in folded)
+        padded = _padded(folded)
+        candidates = list(self.keyed.keyed_held_by(words))
+        if candidates:
+            # A piece of one word with a space on one side (` instr`, `user `) is at the
+            # start or end of a token of a padded text: the distinct tokens, each with a
+            # space each side, hold it exactly when the text does, and are shorter.
+            tokens = f" {words.distinct} " if padded else folded
+            one_word = self.one_word
+            found.update(anchor for anchor in candidates
+                         if anchor in (tokens if anchor in one_word else folded))
         spaced_words = self.spaced_words
         held = spaced_words.keys() & words.held[WHOLE]
-        if held and not _padded(folded):
+        if held and not padded:
             held = {word for word in held if spaced_words[word] in folded}
         found.update(spaced_words[word] for word in held)
         return found
 
 
 _SPACED_WORD = regex.compile(r" [^ ]+ ")
+_ONE_WORD = regex.compile(r" ?[^ ]+ ?")
 
 
 def _padded(folded: str) -> bool:
