@@ -102,7 +102,6 @@ _NATO = regex.compile(
     + r")\b",
     regex.IGNORECASE,
 )
-_NATO_SET = frozenset(_NATO_WORDS)
 _BRAILLE = regex.compile(r"[\u2800-\u283F]*\u2820[\u2801-\u283F][\u2800-\u283F ]{1,4096}")
 # A line of uuencoded data; its first character gives the length, which `decode_uu` accepts
 # only between 3 and 45: "#" to "M" (of the 0x21-0x60 the format allows).
@@ -168,7 +167,7 @@ def _found(pattern: regex.Pattern[str]) -> Callable[[str], Iterator[tuple[int, i
 
 def _uu_lines(text: str) -> Iterator[tuple[int, int]]:
     """The matches of `_UU`: `re` jumps from one newline to the next, where `(?m)^` is tried
-    at every character (`regex` and `re` end a line at "\n" alone, tests/test_hardened_decode)."""
+    at every character (`regex` and `re` end a line at "\n" alone, tests/test_decode_prefilters)."""
     first = _UU_FIRST_LINE.match(text)
     if first:
         yield first.span()
