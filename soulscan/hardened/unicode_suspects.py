@@ -3,7 +3,8 @@
 The text is walked one extended grapheme cluster at a time, so the characters that make up a
 legitimate emoji (ZWJ sequences, VS16, keycaps, skin tones, tag-sequence subdivision flags) are
 recognised as such and never reported. Only the clusters holding a suspect are judged, each
-once for all its repeats; text dense with suspects (emoji) is judged in C-level passes.
+once for all its repeats; text dense with suspects (emoji) is judged in C-level passes, and
+where it repeats itself, once for each distinct space-separated chunk.
 """
 
 from __future__ import annotations
