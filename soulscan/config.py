@@ -10,12 +10,14 @@ Relative paths in a config file are resolved against the directory holding that 
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from soulscan.engine import cache
 from soulscan.errors import ConfigError
 from soulscan.models import Severity
 from soulscan.suppress import Suppression, parse_suppression
@@ -115,18 +117,72 @@ def _read_table(path: Path) -> Mapping[str, Any]:
 
 
 def _pyproject_table(path: Path) -> Mapping[str, Any] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    return _tool_table(text, str(path))
+
+
+# Bump when what is kept for a pyproject.toml changes shape.
+PYPROJECT_CACHE_FORMAT = 2
+# One record a table, in this subdirectory of the cache, emptied once it holds too many.
+_PYPROJECT_TABLES = "pyproject"
+MAX_PYPROJECT_TABLES = 64
+_written = [0]
+
+
+@functools.lru_cache(maxsize=8)  # finding the config and reading it ask about one file
+def _tool_table(text: str, path: str) -> Mapping[str, Any] | None:
+    """The ``[tool.soulscan]`` table of a pyproject.toml with this text (None: it has none).
+
+    A scan in a Python project reads its pyproject.toml, and importing tomllib costs more
+    than the parse: the table, when it is plain data, is kept in the start-up cache under
+    a digest of the text (so an edit is never served stale). A failure is not kept.
+    """
+    key = cache.interpreter_key(f"pyproject {PYPROJECT_CACHE_FORMAT}", text)
+    name = f"{_PYPROJECT_TABLES}/{key}.bin"
+    stored = cache.load(name)
+    if type(stored) is tuple and len(stored) == 1 and (stored[0] is None
+                                                       or _plain_table(stored[0])):
+        return stored[0]  # type: ignore[no-any-return]
+    table = _parsed_tool_table(text, path)
+    if table is None or _plain_table(table):
+        cache.store_bounded(name, (table,), written=_written, most_new=MAX_PYPROJECT_TABLES,
+                            subdirectory=_PYPROJECT_TABLES, most_on_disk=MAX_PYPROJECT_TABLES)
+    return table
+
+
+def _parsed_tool_table(text: str, path: str) -> Mapping[str, Any] | None:
     import tomllib
 
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     table = document.get("tool", {}).get("soulscan")
     if table is not None and not isinstance(table, Mapping):
         raise ConfigError(f"{path}: [tool.soulscan] must be a table")
     return table
+
+
+def _plain_table(value: Any) -> bool:
+    """Whether ``value`` is a table of what TOML parses to, dates and times apart (what the
+    cache keeps as it is)."""
+    if type(value) is not dict:
+        return False
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is dict:
+            if not all(type(key) is str for key in item):
+                return False
+            pending.extend(item.values())
+        elif type(item) is list:
+            pending.extend(item)
+        elif type(item) not in (str, int, float, bool):
+            return False
+    return True
 
 
 def _one_line(text: str) -> str:

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from soulscan import config
 from soulscan.config import Settings, find_config, load_settings
+from soulscan.engine import cache
 from soulscan.errors import ConfigError
 from soulscan.models import Severity
 from soulscan.suppress import Suppression
@@ -225,3 +227,118 @@ def test_missing_explicit_config_is_an_error(tmp_path: Path) -> None:
 def test_empty_yaml_gives_defaults(tmp_path: Path) -> None:
     settings = _yaml(tmp_path, "")
     assert settings == Settings(source=tmp_path / ".soulscan.yaml")
+
+
+@pytest.fixture
+def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "cache"
+    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(home))
+    monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
+    config._tool_table.cache_clear()  # a fresh process: nothing read yet
+    monkeypatch.setattr(config, "_written", [0])
+    return home
+
+
+def _fresh_load(path: Path) -> Settings:
+    """``load_settings`` as a new process runs it (the file's table not yet in memory)."""
+    config._tool_table.cache_clear()
+    return load_settings(path)
+
+
+def _pyproject_records(home: Path) -> list[Path]:
+    return sorted((home / "pyproject").glob("*.bin"))
+
+
+def _write_pyproject(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def test_a_pyproject_table_is_kept_and_what_a_second_run_reads(cache_home: Path,
+                                                               tmp_path: Path) -> None:
+    path = _write_pyproject(tmp_path, '[tool.soulscan]\nprofile = "runtime"\n')
+    assert _fresh_load(path).profile == "runtime"
+    (record,) = _pyproject_records(cache_home)
+    cache.store(f"pyproject/{record.name}", ({"profile": "hardened"},))  # a hit skips the parse
+    assert _fresh_load(path).profile == "hardened"
+    path.write_text('[tool.soulscan]\nprofile = "all"\n', encoding="utf-8")  # an edit
+    assert _fresh_load(path).profile == "all"
+
+
+def test_a_pyproject_without_a_soulscan_table_is_kept_as_such(cache_home: Path,
+                                                              tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".git").mkdir()
+    _write_pyproject(repo, "[project]\nname = 'x'\n")
+    assert find_config(repo) is None
+    (record,) = _pyproject_records(cache_home)
+    assert cache.load(f"pyproject/{record.name}") == (None,)
+    config._tool_table.cache_clear()
+    assert find_config(repo) is None
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        pytest.param(["not", "a", "tuple"], id="not-a-tuple"),
+        pytest.param(({"profile": "hardened"}, "more"), id="long-tuple"),
+        pytest.param(({1: "hardened"},), id="key-not-text"),
+        pytest.param(({"exclude": ("a",)},), id="tuple-not-list"),
+        pytest.param(({"exclude": [b"a"]},), id="bytes-not-text"),
+        pytest.param(("profile",), id="table-not-a-mapping"),
+    ],
+)
+def test_a_pyproject_record_of_another_shape_is_ignored(cache_home: Path, tmp_path: Path,
+                                                        stored: object) -> None:
+    path = _write_pyproject(tmp_path, '[tool.soulscan]\nprofile = "runtime"\n')
+    _fresh_load(path)
+    (record,) = _pyproject_records(cache_home)
+    cache.store(f"pyproject/{record.name}", stored)
+    assert _fresh_load(path).profile == "runtime"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda record: record.write_bytes(record.read_bytes()[:-3]), id="torn"),
+        pytest.param(lambda record: record.write_bytes(b"foreign"), id="foreign-file"),
+    ],
+)
+def test_a_damaged_pyproject_record_is_ignored(cache_home: Path, tmp_path: Path,
+                                               damage: Any) -> None:
+    path = _write_pyproject(tmp_path, '[tool.soulscan]\nprofile = "runtime"\n')
+    _fresh_load(path)
+    (record,) = _pyproject_records(cache_home)
+    damage(record)
+    assert _fresh_load(path).profile == "runtime"
+
+
+def test_a_table_with_a_date_is_parsed_each_time(cache_home: Path, tmp_path: Path) -> None:
+    body = (f'[tool.soulscan]\n[[tool.soulscan.suppressions]]\nrule = "SS101"\npath = "*"\n'
+            f'reason = "r"\nsha256 = "{DIGEST}"\nexpires = 2031-01-01\n')
+    path = _write_pyproject(tmp_path, body)
+    first = _fresh_load(path)
+    assert first.suppressions[0].expires == dt.date(2031, 1, 1)
+    assert _pyproject_records(cache_home) == []
+    assert _fresh_load(path) == first
+
+
+def test_invalid_toml_is_reported_each_time(cache_home: Path, tmp_path: Path) -> None:
+    path = _write_pyproject(tmp_path, "[tool.soulscan]\npaths = [\n")
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="invalid TOML"):
+            _fresh_load(path)
+    assert _pyproject_records(cache_home) == []
+
+
+def test_the_kept_tables_are_bounded(cache_home: Path, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config, "MAX_PYPROJECT_TABLES", 3)
+    for profile in ("runtime", "hardened", "all"):
+        _fresh_load(_write_pyproject(tmp_path, f'[tool.soulscan]\nprofile = "{profile}"\n'))
+    assert len(_pyproject_records(cache_home)) == 3
+    monkeypatch.setattr(config, "_written", [0])  # the next process
+    _fresh_load(_write_pyproject(tmp_path, '[tool.soulscan]\nfail-on = "high"\n'))
+    assert len(_pyproject_records(cache_home)) == 1
