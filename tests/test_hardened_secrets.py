@@ -150,3 +150,10 @@ def test_assignment_pre_check_never_skips_an_assignment(pieces: list[str]) -> No
     text = "".join(pieces)
     if _ASSIGNED.search(text):
         assert _may_assign(text)
+
+
+@pytest.mark.parametrize("word", ["password", "PASSWD", "api_key", "access-key", "secret", "auth"])
+def test_assignment_pre_check_passes_the_longest_shape(word: str) -> None:
+    text = word + "1" * 24 + " \t  " + "=" + "  \t " + '"' + "a" * 12
+    assert _ASSIGNED.search(text)
+    assert _may_assign(text)

@@ -130,11 +130,12 @@ _ASSIGNED = regex.compile(
 
 # Every `_ASSIGNED` match holds "=" or ":" and one of these, case-folded (`fold` turns every
 # case variant `regex` matches of a letter into that letter: tests/test_hardened_quoted.py),
-# and has this shape: the word, at most 28 characters, = or :, at most 5 (white space and a
-# quote), and 12 characters of the value.
+# and has this shape: the word, at most 31 characters (the "ord" of "password", 24 of the
+# name, 4 of white space), = or :, at most 5 (white space and a quote), and 12 characters of
+# the value.
 _ASSIGNMENT_WORDS = ("key", "secret", "token", "passw", "pwd", "auth")
 _ASSIGNMENT_SHAPE = re.compile(
-    "(?:" + "|".join(_ASSIGNMENT_WORDS) + r")(?s:.){0,28}?[=:](?s:.){0,5}?[a-z0-9+/=_.-]{12}"
+    "(?:" + "|".join(_ASSIGNMENT_WORDS) + r")(?s:.){0,31}?[=:](?s:.){0,5}?[a-z0-9+/=_.-]{12}"
 )
 
 
