@@ -161,6 +161,50 @@ def test_a_persistent_memo_is_reused_across_runs_until_its_module_changes(
         "('abab', 'v2') ('ababab', 'v2') ['ab', 'ab']")
 
 
+_DEPENDENT_MEMO_MODULE = """
+from soulscan.engine import cache
+
+import memo_helper
+
+COMPUTED = []
+
+
+@cache.persistent_depending_on("memo_helper")
+def shout(text: str) -> tuple[str, ...]:
+    COMPUTED.append(text)
+    return memo_helper.transform(text)
+"""
+
+_DEPENDENT_MEMO_PROBE = """
+    import memo_dependent
+    print(memo_dependent.shout("ab"), memo_dependent.COMPUTED)
+"""
+
+
+def test_a_memo_depending_on_another_module_starts_afresh_when_that_one_changes(
+        tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache"
+    (tmp_path / "memo_dependent.py").write_text(_DEPENDENT_MEMO_MODULE, encoding="utf-8")
+    helper = tmp_path / "memo_helper.py"
+    helper.write_text("def transform(text):\n    return (text.upper(),)\n", encoding="utf-8")
+    assert _run(_DEPENDENT_MEMO_PROBE, cache_home, tmp_path) == "('AB',) ['ab']"
+    assert _run(_DEPENDENT_MEMO_PROBE, cache_home, tmp_path) == "('AB',) []"
+    helper.write_text("def transform(text):\n    return (text + '!',)\n", encoding="utf-8")
+    assert _run(_DEPENDENT_MEMO_PROBE, cache_home, tmp_path) == "('ab!',) ['ab']"
+
+
+def test_a_memo_whose_dependency_cannot_be_read_is_kept_in_memory_only(tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache"
+    (tmp_path / "memo_dependent.py").write_text(
+        _DEPENDENT_MEMO_MODULE.replace('"memo_helper")', '"memo_helper_missing")'),
+        encoding="utf-8")
+    (tmp_path / "memo_helper.py").write_text("def transform(text):\n    return (text,)\n",
+                                             encoding="utf-8")
+    for _ in range(2):
+        assert _run(_DEPENDENT_MEMO_PROBE, cache_home, tmp_path) == "('ab',) ['ab']"
+    assert not list(cache_home.glob("memo-*.bin"))
+
+
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
 def test_a_cache_dir_others_can_write_is_not_used(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:

@@ -188,8 +188,24 @@ def persistent(function: F) -> F:
     of a pattern's branches, say): the results are kept in one record per function,
     keyed by the source of the module defining it (and the interpreter), so editing that
     module starts a fresh memo. Results must be immutable plain data (tuples, not
-    lists); new ones are written once, when the process exits.
+    lists); new ones are written once, when the process exits. A function whose result
+    also depends on code of other soulscan modules is ``persistent_depending_on`` them.
     """
+    return persistent_depending_on()(function)
+
+
+def persistent_depending_on(*modules: str) -> Callable[[F], F]:
+    """``persistent``, keyed by the sources of ``modules`` too (the modules whose code the
+    result depends on besides the defining one's): an edit to any of them is a fresh memo,
+    never a stale one."""
+
+    def decorate(function: F) -> F:
+        return _persistent(function, modules)
+
+    return decorate
+
+
+def _persistent(function: F, modules: tuple[str, ...]) -> F:
     source = Path(function.__code__.co_filename)
     name_parts = (function.__module__, function.__qualname__)
     table: StoredTable | None = None  # read on the first call, not at import
@@ -197,9 +213,10 @@ def persistent(function: F) -> F:
     def record_name() -> str | None:
         try:
             code = source.read_bytes()
-        except OSError:
+            depended_on = [_module_source(name) for name in modules]
+        except (OSError, ImportError, TypeError):
             return None  # no source to key the memo by: remember within this process only
-        return f"memo-{environment_key('memo 1', *name_parts, code)}.bin"
+        return f"memo-{environment_key('memo 1', *name_parts, code, *depended_on)}.bin"
 
     @functools.wraps(function)
     def memoised(*arguments: Any) -> Any:
@@ -214,6 +231,14 @@ def persistent(function: F) -> F:
         return table.new[key]
 
     return memoised  # type: ignore[return-value]
+
+
+def _module_source(name: str) -> bytes:
+    """The source of module ``name`` (imported if it is not yet)."""
+    import importlib
+
+    module = sys.modules.get(name) or importlib.import_module(name)
+    return Path(module.__file__).read_bytes()  # type: ignore[arg-type]
 
 
 def store_bounded(name: str, data: Any, *, written: list[int], most_new: int,
