@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.bench import corpus_texts
-from soulscan.engine.anchors import fold
+from soulscan.engine.anchors import fold, folds_to_ascii
 from soulscan.hardened.quoted import (
     _CODE,
     _QUOTATION,
@@ -91,6 +91,7 @@ def test_the_pre_check_reads_every_case_variant_of_a_letter_as_fold_does() -> No
     for letter in "abcdefghijklmnopqrstuvwxyz":
         for variant in regex.findall(f"(?i){letter}", everything):
             assert fold(variant) == letter, hex(ord(variant))
+            assert variant.isascii() or folds_to_ascii(variant)  # what the pre-checks ask
 
 
 _LONGEST = 'For Instance:,\t abcdefghijkl abcdefghijkl\tabcdefghijkl "' + "q" * 300 + '"'
