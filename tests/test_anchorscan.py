@@ -15,6 +15,7 @@ from soulscan.engine.anchorscan import (
     letter_scans,
     on_pivots_of,
     pinnable,
+    pivot_scans,
 )
 from soulscan.engine.rulepack import builtin_packs, runtime_pack
 
@@ -173,5 +174,18 @@ def test_the_runtime_gate_stops_at_no_pivot_only_later_groups_need() -> None:
     from soulscan.hermes.scanner import _gate_in, _members
 
     gate = _gate_in(_members("context"))
-    assert {"execute", "codex", "-->"}.isdisjoint(gate.scan.pinned)
-    assert {"have", "now", "c2", "<!--"} <= gate.scan.pinned
+    pinned = set().union(*(scan.pinned for scan in gate.scans if scan.pivot in "!.'2bkvw"))
+    assert {"execute", "codex", "-->"}.isdisjoint(pinned)
+    assert {"have", "now", "c2", "<!--"} <= pinned
+    # one literal character first in each pattern: no set test of every character
+    assert all(scan.pivot and scan.pattern and scan.pattern.pattern.lstrip("(\\")[0] == scan.pivot
+               for scan in gate.scans)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*RUNTIME_ANCHORS, "x", " ", "e", "w", "now", "ith"]), max_size=25).map("".join))
+def test_pivot_scans_find_what_one_scan_finds(text: str) -> None:
+    anchors = set(RUNTIME_ANCHORS)
+    one = build_scan(anchors).present(text)
+    split = set().union(*(scan.present(text) for scan in pivot_scans(anchors)))
+    assert split == one == {anchor for anchor in build_scan(anchors).pinned if anchor in text}

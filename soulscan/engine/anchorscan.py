@@ -62,6 +62,7 @@ class AnchorScan:
     neighbours: dict[str, frozenset[str]]  # anchor -> anchors a match of it can hide
     # what findall gives -> (the anchor it proves, if one; the anchors left to check with ``in``)
     outcomes: dict[Found, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
+    pivot: str | None = None  # the one character every anchor is pinned to, when there is one
 
     def present(self, folded: str) -> set[str]:
         """Exactly the pinned anchors that occur in ``folded``."""
@@ -90,7 +91,7 @@ def _outcome(anchors: tuple[str, ...],
 
 
 def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
-               pivot: str | None = None) -> AnchorScan:
+               pivot: str | None = None, max_groups: int = MAX_GROUPS) -> AnchorScan:
     """The scan of ``anchors`` that hold a character ranked ``min_rank`` or rarer, or (with
     ``pivot``) of the anchors that hold ``pivot``, each pinned to it."""
     pivots = _pivots(set(anchors), min_rank, pivot)
@@ -105,14 +106,14 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
     # to ``in``.
     told_apart = dict(itertools.islice(
         ((tail, back) for tail, found in sorted(by_tail.items()) if len(found) > 1
-         for back in [_telling_place(found, pivots)] if back is not None), MAX_GROUPS))
+         for back in [_telling_place(found, pivots)] if back is not None), max_groups))
     by_pivot: dict[str, list[str]] = {}  # each list in the order its alternatives are tried
     for anchor, index in rarest_first:
         tail = anchor[index:]
         if anchor not in by_pivot.get(anchor[index], ()):  # one told-apart part tried as one
             by_pivot.setdefault(anchor[index], []).extend(
                 by_tail[tail] if tail in told_apart else [anchor])
-    budget = MAX_GROUPS - len(told_apart)
+    budget = max_groups - len(told_apart)
     probes = {}
     for char, pinned in sorted(by_pivot.items()):
         probes[char] = _probed(pinned, pivots, told_apart)[:max(budget, 0)]
@@ -158,7 +159,26 @@ def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
         by_tail={tail: tuple(found) for tail, found in by_tail.items()},
         neighbours=neighbours,
         outcomes=outcomes,
+        pivot=pivot,
     )
+
+
+def pivot_scans(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> tuple[AnchorScan, ...]:
+    """What ``build_scan(anchors, min_rank)`` pins, as one scan per pivot character.
+
+    A pattern that starts with one literal character is searched by ``re`` with a tight loop;
+    one that starts with any of several is searched by a set test of every character, ten
+    times the work (a scan a character costs less up to about nine of them), and a pivot
+    absent from a text is ruled out by one ``in`` (``memchr``) before its scan. Each scan
+    is exact on its own: no anchor of one can hide another's, and what one hides within
+    its own is left to ``in`` (``outcomes``).
+    """
+    by_pivot: dict[str, list[str]] = {}
+    for anchor, index in _pivots(set(anchors), min_rank).items():
+        by_pivot.setdefault(anchor[index], []).append(anchor)
+    # No groups: told apart or probed at every stop of a common pivot (``v``, ``w``), the few
+    # anchors that share a part or hide behind one cost more than their ``in``s where found.
+    return tuple(build_scan(group, pivot=char, max_groups=0) for char, group in sorted(by_pivot.items()))
 
 
 def pinnable(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> frozenset[str]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import regex
 
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
-from soulscan.engine.anchorscan import build_scan, letter_scans, on_pivots_of, pinnable
+from soulscan.engine.anchorscan import letter_scans, on_pivots_of, pinnable, pivot_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
 from soulscan.engine.lowered import LoweredPattern, lowered_pattern
 from soulscan.engine.matcher import PreparedText
@@ -144,9 +144,9 @@ def _python_re(pattern: str, flags: int) -> re.Pattern[str]:
 class RuleSetGate:
     """A fixed set of gated rules, whose folded anchors are found by a few scans of a text.
 
-    The scans (``soulscan.engine.anchorscan``: one for the anchors that hold a rare
-    character, then one a shared letter for the first-group words left, ``letter_scans``)
-    answer exactly for the anchors they pin; each rule's groups are reordered (stably) by
+    The scans (``soulscan.engine.anchorscan``: one a rare pivot character for the anchors
+    that hold one, ``pivot_scans``, skipped when the text lacks that character; then one a
+    shared letter for the first-group words left, ``letter_scans``) answer exactly for the anchors they pin; each rule's groups are reordered (stably) by
     how many of their members the scans left unpinned: the ones they answered come first,
     and a group with one unpinned member opens the rule before a group with three (each an
     ``in``, a whole read of a text that lacks it). A rule is looked at only when a member
@@ -166,12 +166,13 @@ class RuleSetGate:
         # each ``x`` of every text would save an ``in`` in the few texts where that rule opens.
         firsts = {anchor for entry in _by_pinned(rules, pinnable(anchors))
                   if entry.groups and entry.rule.anchors_folded for anchor in entry.groups[0]}
-        self.scan = build_scan(on_pivots_of(anchors, firsts))
-        # the first-group members the scan leaves to ``in``, pinned by scans of their own
-        openers = {anchor for entry in _by_pinned(rules, self.scan.pinned)
+        main = pivot_scans(on_pivots_of(anchors, firsts))
+        main_pinned = frozenset().union(*(scan.pinned for scan in main))
+        # the first-group members those scans leave to ``in``, pinned by scans of their own
+        openers = {anchor for entry in _by_pinned(rules, main_pinned)
                    if entry.groups and entry.rule.anchors_folded
-                   for anchor in entry.groups[0]} - self.scan.pinned
-        self.scans = (self.scan, *letter_scans(openers))
+                   for anchor in entry.groups[0]} - main_pinned
+        self.scans = (*main, *letter_scans(openers))
         pinned = frozenset().union(*(scan.pinned for scan in self.scans))
         self.rules = _by_pinned(rules, pinned)
         # first-group member -> the rules (a bit each: rule i is bit i) it lets through;
@@ -195,7 +196,7 @@ class RuleSetGate:
         self._pinned_absent = dict.fromkeys(sorted(pinned), False)
         # each scan's pattern, and what it finds -> (rules it may open, {anchor proven
         # present: True}, unsure anchors)
-        self._found = tuple((scan.pattern.findall, {
+        self._found = tuple((scan.pivot, scan.pattern.findall, {
             found: (_opened_by(proven, opened_by) | _opened_by(unsure, opened_by),
                     dict.fromkeys(proven, True), unsure)
             for found, (proven, unsure) in scan.outcomes.items()
@@ -220,7 +221,9 @@ class RuleSetGate:
         opened = self._always
         known = self._pinned_absent.copy()
         unsure: set[str] = set()
-        for findall, found in self._found:
+        for pivot, findall, found in self._found:
+            if pivot is not None and pivot not in folded:  # one memchr
+                continue
             finds = findall(folded)
             if not finds:  # most scans of a short text find nothing
                 continue
