@@ -67,7 +67,9 @@ class _KindPlan:
 
     rules: tuple[Rule, ...]  # rules_for_kind(kind)
     index: dict[str, int]  # rule id -> its place in `rules`
-    text_views: tuple[str, ...]  # the text views with rules, in the order rules name them
+    # the text views with rules, in the order of their first rules: a view's anchors found by a
+    # lookup shared with the views after it (ViewRules.present) are found in the same order
+    text_views: tuple[str, ...]
     analysed: dict[str, tuple[int, ...]]  # analysis view -> its rules: none match if it found nothing
     always: tuple[int, ...]  # rules of the runtime-aware views: each looks at the text itself
 
