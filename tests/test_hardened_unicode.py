@@ -168,9 +168,7 @@ def test_prepend_ranges_are_exactly_the_prepend_class() -> None:
         for code in range(first, last + 1)
     ]
     assert listed == expected
-    assert unicode_suspects._PREPEND_BEFORE_SPACE.findall(everything.replace("", " ")) == [
-        char + " " for char in expected
-    ]
+    assert unicode_suspects._PREPEND.findall(everything) == expected
 
 
 def test_dense_suspects_take_the_every_cluster_path() -> None:

@@ -10,7 +10,7 @@ where it repeats itself, once for each distinct space-separated chunk.
 from __future__ import annotations
 
 import re
-from itertools import accumulate, compress
+from itertools import accumulate, compress, islice
 
 import regex
 
@@ -225,8 +225,8 @@ _PREPEND_RANGES = (
     (0x113D1, 0x113D1), (0x1193F, 0x1193F), (0x11941, 0x11941), (0x11A84, 0x11A89),
     (0x11D46, 0x11D46), (0x11F02, 0x11F02),
 )  # fmt: skip
-_PREPEND_BEFORE_SPACE = re.compile(
-    "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _PREPEND_RANGES) + "] "
+_PREPEND = re.compile(
+    "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _PREPEND_RANGES) + "]"
 )
 # Chunks are judged one by one when at most one in this many is new.
 _REPEATS_PER_CHUNK = 4
@@ -242,23 +242,23 @@ def _suspects_in_dense_text(text: str, pattern: re.Pattern[str]) -> list[tuple[i
     the space after it, and only the first chunk opens the text (a BOM there is legitimate)."""
     pieces = text.split(" ")
     distinct = set(pieces)
-    if len(distinct) * _REPEATS_PER_CHUNK > len(pieces) or _PREPEND_BEFORE_SPACE.search(text):
+    if len(distinct) * _REPEATS_PER_CHUNK > len(pieces) or any(
+        _PREPEND.match(piece, len(piece) - 1) for piece in distinct if piece
+    ):  # (a Prepend character at the end of the last piece sends the text this way too)
         return _suspects_in_every_cluster(text, pattern)
     last = len(pieces) - 1
     first = pieces[0]
     found = _suspects_in_every_cluster(first + " " if last else first, pattern)
-    judged: dict[str, list[tuple[int, str]]] = {}
-    start = len(first)  # where the chunk opens, at its space
-    for index in range(1, last + 1):
-        piece = pieces[index]
-        if index == last:  # no space after the last
-            found += _shifted(_suspects_in_every_cluster(" " + piece, pattern), start)
-        else:
-            if piece not in judged:
-                judged[piece] = _suspects_in_every_cluster(" " + piece + " ", pattern)
+    judged = {piece: _suspects_in_every_cluster(" " + piece + " ", pattern) for piece in distinct}
+    if any(judged.values()):  # else no chunk between the first and the last has a suspect
+        start = len(first)  # where the chunk opens, at its space
+        for piece in islice(pieces, 1, last):
             if judged[piece]:
                 found += _shifted(judged[piece], start)
-        start += 1 + len(piece)
+            start += 1 + len(piece)
+    if last:  # no space after the last
+        opens = len(text) - len(pieces[last]) - 1
+        found += _shifted(_suspects_in_every_cluster(" " + pieces[last], pattern), opens)
     return found
 
 
