@@ -147,6 +147,8 @@ def _runtime_cover(runtime: list[_Draft]) -> Callable[[_Draft], bool]:
 
 
 def _count_omitted(findings: list[Finding], occurrences: Counter[str]) -> list[Finding]:
+    if max(occurrences.values(), default=0) <= MAX_OCCURRENCES:
+        return findings  # the common case: every occurrence is listed
     last_listed: dict[str, int] = {}
     for position, finding in enumerate(findings):
         last_listed[finding.rule_id] = position
@@ -197,6 +199,9 @@ class _FileContext:
             counts = Counter(map(_RULE_ID, matches))
         left = {rule_id: MAX_OCCURRENCES - self.occurrences[rule_id] for rule_id in counts}
         self.occurrences.update(counts)
+        if all(left[rule_id] >= count for rule_id, count in counts.items()):
+            yield from matches  # the common case: room for every one
+            return
         open_rules = sum(1 for room in left.values() if room > 0)
         for match in matches:
             if not open_rules:
