@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import pytest
 import regex
 from hypothesis import given, settings
@@ -40,6 +42,19 @@ _MARKS = "\u0301\u0316\u20e3\U0001d165\u0488"
 @given(st.text(alphabet="a \u00e9\u4e2d\U0001f600" + _MARKS, max_size=30))
 def test_three_marks_pre_check_equals_the_marks_search(text: str) -> None:
     assert unicode._has_three_marks(text) is bool(unicode._THREE_MARKS.search(text))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.text(alphabet="a\u00e9\U0001f600" + _MARKS, max_size=6), min_size=1, max_size=3),
+    st.lists(st.integers(0, 2), min_size=4, max_size=30),
+)
+def test_three_marks_searched_chunk_by_chunk_in_a_long_text(
+    chunks: list[str], order: list[int]
+) -> None:
+    text = " ".join(chunks[index % len(chunks)] for index in order)
+    with patch.object(unicode, "_LONG_TEXT", 0):
+        assert unicode._has_three_marks(text) is bool(unicode._THREE_MARKS.search(text))
 
 
 @settings(max_examples=200, deadline=None)

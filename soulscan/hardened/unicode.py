@@ -165,11 +165,24 @@ def _homoglyph_words(text: str) -> list[UnicodeIssue]:
     return issues
 
 
+# Past this many characters, a text that repeats its space-separated chunks is searched for
+# three marks one distinct chunk at a time (a mark is never a space: three lie in one chunk).
+_LONG_TEXT = 65_536
+_REPEATS_PER_CHUNK = 4
+
+
 def _has_three_marks(text: str) -> bool:
     if text.isascii():
         return False  # a mark is never ASCII
     three = _THREE_NON_ASCII.search(text)
-    return three is not None and _THREE_MARKS.search(text, three.start()) is not None
+    if three is None:
+        return False
+    if len(text) - three.start() > _LONG_TEXT:
+        pieces = text.split(" ")
+        distinct = set(pieces)
+        if len(distinct) * _REPEATS_PER_CHUNK <= len(pieces):
+            return any(_THREE_MARKS.search(piece) for piece in distinct)
+    return _THREE_MARKS.search(text, three.start()) is not None
 
 
 @functools.cache
