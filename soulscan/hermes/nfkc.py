@@ -37,7 +37,7 @@ PIECE = 2048  # aim for pieces of about this size
 LONG_MARK_RUN = 32  # from this many marks in a row, CPython's reordering gets slow
 SHORT_TEXT = 2048  # at worst a few milliseconds of reordering: not worth looking for runs
 MAX_PIECE = 8192  # never normalise a longer run in one call
-CHUNK = 1024  # a long text is normalised this much at a time (``nfkc_by_chunks``)
+CHUNK = 256  # a long text is normalised this much at a time (``nfkc_by_chunks``)
 
 
 @dataclass(frozen=True)
