@@ -27,6 +27,7 @@ from typing import Any
 
 import regex
 
+from soulscan.engine import cache
 from soulscan.engine.anchors import extract_regex_anchors, fold, rarity
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import matches_at, most_places
@@ -173,7 +174,16 @@ MAX_SPREAD = 16
 def leading_strings(source: str, flags: int) -> Starts | None:
     """Strings one of which every match of a regex-dialect pattern holds at a known distance
     from its start (its leading text, or the text after a short run such as ``(?:^|\\n)[ \\t]{0,8}``);
-    None if unknown.
+    None if unknown."""
+    found = _leading_strings(source, int(flags))
+    return None if found is None else Starts(*found)
+
+
+@cache.persistent  # read for every branch of the words view at start-up (the gate's tests)
+def _leading_strings(source: str, flags: int) -> tuple[tuple[str, ...], int, int] | None:
+    """``leading_strings`` as plain data (strings, lo, hi). (The memo is keyed by this
+    module's source: what the reading takes from ``engine.anchors`` says only whether and
+    where the strings are cut, and any cut leaves strings every match holds.)
 
     Read with ``re``'s parser, which reads a pattern as ``regex`` does unless it holds
     regex-only syntax (``extract_regex_anchors`` refuses those patterns, and so does this).
@@ -198,7 +208,7 @@ def leading_strings(source: str, flags: int) -> Starts | None:
         prefixes = _extend([("", True)], nodes[skipped:], ignorecase)
         found = _minimal({prefix for prefix, _ in prefixes})
         if found is not None:
-            return Starts(found, lo, hi)
+            return found, lo, hi
     return None
 
 
