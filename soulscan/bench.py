@@ -254,7 +254,7 @@ class BenchOptions:
     quick: bool
     sample: int = 1  # every n-th corpus item
     input_timeout: float = 300.0  # seconds before an adversarial scan counts as a hang
-    adversarial_size: int | None = None  # characters of each adversarial input; None: by mode
+    adversarial_size: int | None = None  # UTF-8 bytes of each adversarial input; None: by mode
     only: tuple[str, ...] = ()  # names of the sections to run; empty: every section
 
     @property
@@ -262,7 +262,7 @@ class BenchOptions:
         return 1 if self.quick else 3
 
     @property
-    def adversarial_chars(self) -> int:
+    def adversarial_bytes(self) -> int:
         if self.adversarial_size is not None:
             return self.adversarial_size
         return 256_000 if self.quick else 1_000_000
@@ -409,21 +409,23 @@ def timed_in_child(path: Path, profile: str, repeats: int, timeout: float) -> fl
 
 
 def adversarial_section(options: BenchOptions) -> Iterator[str]:
-    from soulscan.fuzz.adversarial import ADVERSARIAL, prose
+    from soulscan.fuzz.adversarial import ADVERSARIAL, of_bytes, prose
 
-    size = options.adversarial_chars
-    inputs = {"prose": prose(size)} | {name: build(size) for name, build in ADVERSARIAL.items()}
+    size = options.adversarial_bytes
+    builders = {"prose": prose} | ADVERSARIAL
+    inputs = {name: of_bytes(build, size) for name, build in builders.items()}
     oracle = oracle_scan(options.oracle_python, list(inputs.values()), ["context"], 1)
-    yield (f"[adversarial] {size:,}-character inputs scanned as AGENTS.md (in-process time, "
+    yield (f"[adversarial] inputs of {size:,} bytes (UTF-8) scanned as AGENTS.md (in-process time, "
            f"fastest of up to {options.repeats}; a scan still running after {options.input_timeout:.0f} s is stopped)")
-    yield f"  {'input':<22} {'runtime':>10} {'ratio':>7} {'all':>10} {'ratio':>7} {'oracle*':>9}"
+    yield (f"  {'input':<22} {'chars':>9} {'runtime':>10} {'ratio':>7} {'all':>10} {'ratio':>7} "
+           f"{'oracle*':>9}")
     baseline: dict[str, float] = {}
     worst = 0.0
     with tempfile.TemporaryDirectory() as directory:
         for (name, text), oracle_each in zip(inputs.items(), oracle["context"][2], strict=True):
             path = Path(directory) / f"{name}.md"
             path.write_text(text, encoding="utf-8")
-            row = f"  {name:<22}"
+            row = f"  {name:<22} {len(text):>9,}"
             for profile in ("runtime", "all"):
                 seconds = timed_in_child(path, profile, options.repeats, options.input_timeout)
                 if seconds is None:

@@ -39,7 +39,7 @@ RATIO_LABELS = (
 )
 _RATIO = re.compile(r"  => (?P<label>[^:]+): (?P<value>\d+\.\d\d)x(?: \(target [^)]+\))?")
 _SECONDS = r"(\d+\.\d{3})s"
-_TABLE_ROW = re.compile(rf"  (?P<name>\S+) +{_SECONDS} +(\d+\.\d)x +{_SECONDS} +(\d+\.\d)x +{_SECONDS}")
+_TABLE_ROW = re.compile(rf"  (?P<name>\S+) +(?P<chars>[\d,]+) +{_SECONDS} +(\d+\.\d)x +{_SECONDS} +(\d+\.\d)x +{_SECONDS}")
 
 
 def _bench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -107,10 +107,13 @@ def test_every_ratio_line_is_present_and_parseable(run: subprocess.CompletedProc
 def test_adversarial_table_has_every_input_at_the_chosen_size(
     run: subprocess.CompletedProcess[str],
 ) -> None:
-    assert f"[adversarial] {ADVERSARIAL_SIZE:,}-character inputs scanned as AGENTS.md" in run.stdout
+    assert f"[adversarial] inputs of {ADVERSARIAL_SIZE:,} bytes (UTF-8) scanned as AGENTS.md" in run.stdout
     rows = [m for m in map(_TABLE_ROW.fullmatch, run.stdout.splitlines()) if m]
     assert [m["name"] for m in rows] == ["prose", *ADVERSARIAL]
-    assert rows[0].group(3) == rows[0].group(5) == "1.0"  # prose is the baseline of both columns
+    assert rows[0].group(4) == rows[0].group(6) == "1.0"  # prose is the baseline of both columns
+    chars = {m["name"]: int(m["chars"].replace(",", "")) for m in rows}
+    assert chars["prose"] == ADVERSARIAL_SIZE  # ASCII: a byte a character
+    assert chars["emoji"] < ADVERSARIAL_SIZE // 3  # mostly 4-byte characters
 
 
 def test_a_missing_oracle_is_a_one_line_error_before_any_output(tmp_path: Path) -> None:
@@ -137,5 +140,5 @@ def test_help_names_every_section_and_the_size_knob(tmp_path: Path) -> None:
     assert result.returncode == 0
     text = " ".join(result.stdout.split())  # undo click's line wrapping
     assert "repeat for more: " + ", ".join(SECTIONS) + " (default: all, in that order)" in text
-    assert "--adversarial-size N Characters of each adversarial input (default 1,000,000; 256,000 with --quick)" in text
+    assert "--adversarial-size N Bytes (UTF-8) of each adversarial input (default 1,000,000; 256,000 with --quick)" in text
 

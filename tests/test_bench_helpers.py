@@ -23,6 +23,7 @@ from soulscan.bench import (
     wall_seconds,
 )
 from soulscan.errors import SoulscanError
+from soulscan.fuzz.adversarial import ADVERSARIAL, of_bytes, prose
 
 
 @pytest.mark.parametrize(
@@ -105,15 +106,27 @@ def test_an_unknown_section_names_the_known_ones() -> None:
 
 
 @pytest.mark.parametrize(
-    ("quick", "size", "chars"),
+    ("quick", "size", "size_in_bytes"),
     [
         pytest.param(False, None, 1_000_000, id="full"),
         pytest.param(True, None, 256_000, id="quick"),
         pytest.param(True, 2_000, 2_000, id="chosen"),
     ],
 )
-def test_adversarial_input_size(quick: bool, size: int | None, chars: int) -> None:
-    assert BenchOptions(Path("python"), None, quick, adversarial_size=size).adversarial_chars == chars
+def test_adversarial_input_size(quick: bool, size: int | None, size_in_bytes: int) -> None:
+    options = BenchOptions(Path("python"), None, quick, adversarial_size=size)
+    assert options.adversarial_bytes == size_in_bytes
+
+
+@pytest.mark.parametrize("name", ["prose", *ADVERSARIAL])
+@pytest.mark.parametrize("size", [1_000, 4_099, 65_536])
+def test_adversarial_inputs_are_sized_in_utf8_bytes(name: str, size: int) -> None:
+    build = ADVERSARIAL.get(name, prose)
+    text = of_bytes(build, size)
+    encoded = len(text.encode("utf-8"))
+    assert size - 4 < encoded <= size  # one character more would not fit
+    assert len(build(len(text) + 1).encode("utf-8")) > size or len(text) == size
+    assert text == build(len(text))  # the builder's own input, only shorter
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ def _default_corpora() -> Path | None:
               help="Seconds before an adversarial scan is stopped and reported as a hang.")
 # Small sizes are for tests; the floor leaves each input builder room for its pattern.
 @click.option("--adversarial-size", type=click.IntRange(min=1_000), metavar="N",
-              help="Characters of each adversarial input (default 1,000,000; 256,000 with --quick).")
+              help="Bytes (UTF-8) of each adversarial input (default 1,000,000; 256,000 with --quick).")
 # Names checked by soulscan.bench (an unknown one is a one-line error, not a usage screen);
 # listed here so that --help does not import the benchmark.
 @click.option("--section", "only", multiple=True, metavar="NAME",

@@ -90,6 +90,25 @@ def prose(size: int) -> str:
     return benign.prose(size)
 
 
+def of_bytes(build: Callable[[int], str], size: int) -> str:
+    """The longest of ``build``'s inputs that is at most ``size`` bytes in UTF-8, as a file on
+    disk is measured: a megabyte of emoji is ~250,000 characters, one of prose 1,000,000.
+
+    The UTF-8 length of every builder's output grows with the characters asked for (each
+    repeats its pieces in one order), so a bisection finds the longest that fits.
+    """
+    def fits(chars: int) -> bool:
+        return len(build(chars).encode("utf-8", "surrogatepass")) <= size
+
+    if fits(size):
+        return build(size)  # one byte a character: nothing to shorten
+    shortest, longest = 1, size  # fits / does not fit
+    while longest - shortest > 1:
+        middle = (shortest + longest) // 2
+        shortest, longest = (middle, longest) if fits(middle) else (shortest, middle)
+    return build(shortest)
+
+
 ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "near-misses": near_misses,
     "nested-html-comments": nested_html_comments,
