@@ -74,6 +74,9 @@ class BranchSearch:
     # such string (folding keeps each character's place and turns it into the same ASCII)
     needs: Mapping[str, frozenset[str]] = field(default_factory=dict)
     live: tuple[str, int] | None = None  # (source, flags)
+    # (string, widest): every match ends with the string and is at most `widest` long
+    # (``trailing_string``), so it starts at most that far before one of its places
+    ends: tuple[str, int] | None = None
 
     @functools.cached_property
     def _ignorecase(self) -> bool:
@@ -105,6 +108,7 @@ class BranchSearch:
         text = prepared.text
         haystack = prepared.folded if self._ignorecase else text
         most = most_places(len(text))
+        windows = self._windows(haystack, len(text), most)
         places: set[int] = set()
         needs = self.needs
         for starts in self.starts or ():
@@ -117,7 +121,11 @@ class BranchSearch:
                 strings = starts.held_by(words)
             # each place of a string is tried at `width` places
             width = starts.hi - starts.lo + 1
-            found = start_places(haystack, strings, len(text), (most - len(places)) // width)
+            budget = (most - len(places)) // width
+            if windows is None:
+                found = start_places(haystack, strings, len(text), budget)
+            else:
+                found = _places_in(windows, starts, strings, haystack, len(text), budget)
             if found is None:
                 return None
             if starts.hi:
@@ -127,6 +135,41 @@ class BranchSearch:
                 return None
         return sorted(places)
 
+    def _windows(self, haystack: str, length: int, most: int) -> list[tuple[int, int]] | None:
+        """The ranges where a match can start (each `widest` long, up to a place of the
+        string every match ends with), merged, in order; None to look everywhere."""
+        if self.ends is None:
+            return None
+        end, widest = self.ends
+        found = start_places(haystack, (end,), length, most)
+        if found is None:
+            return None
+        windows: list[tuple[int, int]] = []
+        for place in found:
+            first = max(0, place + len(end) - widest)
+            if windows and first <= windows[-1][1] + 1:
+                windows[-1] = (windows[-1][0], place)
+            else:
+                windows.append((first, place))
+        return windows
+
+
+def _places_in(
+    windows: list[tuple[int, int]], starts: Starts, strings: Sequence[str],
+    haystack: str, length: int, most: int,
+) -> list[int] | None:
+    """The places of `strings` that put a match start in one of the windows; None past
+    `most`. (A string `lo` to `hi` after a start in [a, b] starts in [a + lo, b + hi].)"""
+    found: list[int] = []
+    longest = max(map(len, strings), default=0)
+    for first, last in windows:
+        limit = min(length, last + starts.hi + longest)
+        more = start_places(haystack, strings, limit, most - len(found), first + starts.lo)
+        if more is None:
+            return None
+        found += more
+    return found
+
 
 # After this many places of one string, found a ``find`` each, the rest are counted in one
 # C pass when they look too many: a string that occurs everywhere is given up on without a
@@ -134,12 +177,15 @@ class BranchSearch:
 FINDS_BEFORE_COUNT = 8
 
 
-def start_places(haystack: str, strings: Iterable[str], limit: int, most: int) -> list[int] | None:
-    """Every offset below `limit` where one of `strings` occurs; None past `most`."""
+def start_places(
+    haystack: str, strings: Iterable[str], limit: int, most: int, begin: int = 0
+) -> list[int] | None:
+    """Every offset from `begin` where one of `strings` occurs whole below `limit`; None
+    past `most`."""
     places: list[int] = []
     find = haystack.find
     for string in strings:
-        index = find(string, 0, limit)
+        index = find(string, begin, limit)
         found = 0
         while index >= 0:
             places.append(index)
@@ -147,7 +193,7 @@ def start_places(haystack: str, strings: Iterable[str], limit: int, most: int) -
             if len(places) > most:
                 return None
             if (found == FINDS_BEFORE_COUNT
-                    and (limit - index) * found > (most - len(places)) * (index + 1)
+                    and (limit - index) * found > (most - len(places)) * (index - begin + 1)
                     and len(places) + haystack.count(string, index + 1, limit) > most):
                 # at the rate found so far the string would pass `most`, and ``count`` (of
                 # occurrences that do not overlap: never more than there are) says it does
@@ -210,6 +256,40 @@ def _leading_strings(source: str, flags: int) -> tuple[tuple[str, ...], int, int
         if found is not None:
             return found, lo, hi
     return None
+
+
+# A pattern that can match more than this is searched without windows.
+MAX_TRAILING_WIDTH = 1 << 16
+# Shorter trailing strings leave too many windows to pay.
+MIN_TRAILING_CHARS = 3
+
+
+@functools.lru_cache(maxsize=1024)
+def trailing_string(source: str, flags: int) -> tuple[str, int] | None:
+    """The literal text every match of a regex-dialect pattern ends with (in the folded
+    text when the pattern ignores case), and the most characters a match spans; None when
+    unknown or too short to help. Read with ``re``'s parser, as ``leading_strings`` is."""
+    if flags & (regex.VERBOSE | regex.V1) or extract_regex_anchors(source) is None:
+        return None
+    try:
+        parsed = _parser.parse(source, re.IGNORECASE if flags & regex.IGNORECASE else 0)
+    except (re.error, OverflowError, RecursionError):
+        return None
+    if parsed.state.flags & re.VERBOSE:
+        return None
+    ignorecase = bool(parsed.state.flags & re.IGNORECASE)
+    widest = parsed.getwidth()[1]
+    if widest > MAX_TRAILING_WIDTH:
+        return None
+    tail = ""
+    for op, av in reversed(list(parsed)):
+        if op in _ZERO_WIDTH:
+            continue  # consumes nothing: the text before it ends the match as well
+        char = _literal(av, ignorecase) if op is C.LITERAL else None
+        if char is None:
+            break
+        tail = char + tail
+    return (tail, widest) if len(tail) >= MIN_TRAILING_CHARS else None
 
 
 def _minimal(found: set[str], merge_heads: bool = True) -> tuple[str, ...] | None:

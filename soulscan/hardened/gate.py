@@ -31,6 +31,7 @@ from soulscan.hardened.branch_search import (
     anchors_held,
     leading_strings,
     starts_union,
+    trailing_string,
 )
 
 
@@ -312,7 +313,8 @@ class ViewGate:
             live = None
             if len(branches) < len(gated.branches):
                 live = ("|".join(gated.branches[index] for index in branches), rule.regex_flags)
-            self._searches[key] = BranchSearch(rule.compiled, starts, needs, live)
+            ends = trailing_string(rule.regex_source, rule.regex_flags) if len(gated.branches) == 1 else None
+            self._searches[key] = BranchSearch(rule.compiled, starts, needs, live, ends)
         return self._searches[key]
 
 
