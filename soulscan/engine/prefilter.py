@@ -33,7 +33,7 @@ import regex
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
 from soulscan.engine.anchorscan import letter_scans, on_pivots_of, pinnable, pivot_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
-from soulscan.engine.lowered import LoweredPattern, lowered_pattern
+from soulscan.engine.lowered import lowered_pattern
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
 from soulscan.engine.segments import NecessaryRun, necessary_run
@@ -62,7 +62,7 @@ class GatedRule:
     flags: int = 0  # the ``re`` flags the pattern is written for
 
     @functools.cached_property  # built at first use: a start-up that runs no rule builds none
-    def lowered(self) -> LoweredPattern | None:
+    def lowered(self) -> re.Pattern[str] | None:
         """The pattern rewritten for the folded text (``soulscan.engine.lowered``), unless a
         linear matcher runs it."""
         return None if self.linear is not None else lowered_pattern(self.rule.pattern, self.flags)
@@ -263,24 +263,18 @@ class RuleSetGate:
         opened = self._opened(prepared)
         by_bit, decided = self._by_bit, self._decided
         folded = prepared.folded
-        # an ASCII text is answered by its rules' lowered patterns; an ASCII folding of
-        # another text is first filtered by them (``soulscan.engine.lowered``)
-        ascii_folded, ascii_text = folded.isascii(), prepared.text.isascii()
+        # an ASCII text is answered by its rules' lowered patterns (``soulscan.engine.lowered``)
+        ascii_text = prepared.text.isascii()
         matching = []
         while opened:
             lowest = opened & -opened
             opened ^= lowest
             entry = by_bit[lowest]
-            lowered = entry.lowered if ascii_folded else None
+            lowered = entry.lowered if ascii_text else None
             if lowered is not None:
-                if not prepared.meets(decided[lowest], True):
-                    continue
-                if ascii_text and lowered.exact is not None:
-                    if lowered.exact.search(folded) is not None:
-                        matching.append(entry.rule)
-                    continue
-                if lowered.filter.search(folded) is None:
-                    continue
+                if prepared.meets(decided[lowest], True) and lowered.search(folded) is not None:
+                    matching.append(entry.rule)
+                continue
             if entry.may_match(prepared) and entry.search(prepared):
                 matching.append(entry.rule)
         return matching
