@@ -17,6 +17,7 @@ from typing import Any, AnyStr
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.cache_records import flipped_body_bit, record_files, resealed
 
 from soulscan.engine import cache, re_cache
 from soulscan.engine.anchorscan import build_scan
@@ -35,7 +36,11 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _entries(home: Path) -> list[Path]:
-    return sorted((home / "sre").glob("*.bin"))
+    return record_files(home, "sre")
+
+
+def _resealed(change: Callable[[Any], Any]) -> Callable[[Path], None]:
+    return resealed("sre", change)
 
 
 def _compile_program() -> Callable[..., Any]:
@@ -130,37 +135,19 @@ def test_no_cache_turns_it_off(cache_home: Path, monkeypatch: pytest.MonkeyPatch
     assert _entries(cache_home) == []
 
 
-def _flip_a_body_bit(home: Path) -> None:
-    (entry,) = _entries(home)
-    record = bytearray(entry.read_bytes())
-    record[len(record) // 2] ^= 1  # inside the body: the digest no longer matches
-    entry.write_bytes(bytes(record))
-
-
-def _reseal(change: Callable[[Any], Any]) -> Callable[[Path], None]:
-    """A properly sealed record of another shape."""
-
-    def rewrite(home: Path) -> None:
-        (entry,) = _entries(home)
-        name = f"sre/{entry.name}"
-        cache.store(name, change(cache.load(name)))
-
-    return rewrite
-
-
 @pytest.mark.parametrize(
     "damage",
     [
         pytest.param(lambda home: _entries(home)[0].write_bytes(b"torn"), id="torn"),
-        pytest.param(_flip_a_body_bit, id="flipped-bit"),
-        pytest.param(_reseal(lambda entry: "text"), id="not-a-tuple"),
-        pytest.param(_reseal(lambda entry: entry[:-1]), id="short-tuple"),
-        pytest.param(_reseal(lambda entry: (entry[0], "code", *entry[2:])), id="code-not-a-list"),
-        pytest.param(_reseal(lambda entry: (entry[0], [*entry[1], "x"], *entry[2:])),
+        pytest.param(flipped_body_bit("sre"), id="flipped-bit"),
+        pytest.param(_resealed(lambda entry: "text"), id="not-a-tuple"),
+        pytest.param(_resealed(lambda entry: entry[:-1]), id="short-tuple"),
+        pytest.param(_resealed(lambda entry: (entry[0], "code", *entry[2:])), id="code-not-a-list"),
+        pytest.param(_resealed(lambda entry: (entry[0], [*entry[1], "x"], *entry[2:])),
                      id="code-not-ints"),
-        pytest.param(_reseal(lambda entry: (entry[0], [*entry[1][:-3], 999, 1, 2], *entry[2:])),
+        pytest.param(_resealed(lambda entry: (entry[0], [*entry[1][:-3], 999, 1, 2], *entry[2:])),
                      id="invalid-program"),
-        pytest.param(_reseal(lambda entry: (entry[0], entry[1], "1", *entry[3:])),
+        pytest.param(_resealed(lambda entry: (entry[0], entry[1], "1", *entry[3:])),
                      id="groups-not-an-int"),
     ],
 )

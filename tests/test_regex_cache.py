@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import regex
 import regex._main as regex_main
+from support.cache_records import flipped_body_bit, record_files, resealed
 
-from soulscan.engine import cache, regex_cache
+from soulscan.engine import regex_cache
 from soulscan.engine.rulepack import builtin_packs
 
 
@@ -31,7 +32,11 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _entries(home: Path) -> list[Path]:
-    return sorted((home / "regex").glob("*.bin"))
+    return record_files(home, "regex")
+
+
+def _resealed(change: Callable[[Any], Any]) -> Callable[[Path], None]:
+    return resealed("regex", change)
 
 
 def _same_pattern(cached: regex.Pattern[str], fresh: regex.Pattern[str], texts: list[str]) -> None:
@@ -97,33 +102,15 @@ def test_a_bad_pattern_still_raises(cache_home: Path) -> None:
     assert _entries(cache_home) == []
 
 
-def _flip_a_code_bit(home: Path) -> None:
-    (entry,) = _entries(home)
-    record = bytearray(entry.read_bytes())
-    record[len(record) // 2] ^= 1  # inside the body: the digest no longer matches
-    entry.write_bytes(bytes(record))
-
-
-def _reseal(change: Callable[[Any], Any]) -> Callable[[Path], None]:
-    """A properly sealed record of another shape."""
-
-    def rewrite(home: Path) -> None:
-        (entry,) = _entries(home)
-        name = f"regex/{entry.name}"
-        cache.store(name, change(cache.load(name)))
-
-    return rewrite
-
-
 @pytest.mark.parametrize(
     "damage",
     [
         pytest.param(lambda home: _entries(home)[0].write_bytes(b"torn"), id="torn"),
-        pytest.param(_flip_a_code_bit, id="flipped-bit"),
-        pytest.param(_reseal(lambda entry: "text"), id="not-a-tuple"),
-        pytest.param(_reseal(lambda entry: entry[:-1]), id="short-tuple"),
-        pytest.param(_reseal(lambda entry: (entry[0], "code", *entry[2:])), id="code-not-a-list"),
-        pytest.param(_reseal(lambda entry: (entry[0], [*entry[1], "x"], *entry[2:])),
+        pytest.param(flipped_body_bit("regex"), id="flipped-bit"),
+        pytest.param(_resealed(lambda entry: "text"), id="not-a-tuple"),
+        pytest.param(_resealed(lambda entry: entry[:-1]), id="short-tuple"),
+        pytest.param(_resealed(lambda entry: (entry[0], "code", *entry[2:])), id="code-not-a-list"),
+        pytest.param(_resealed(lambda entry: (entry[0], [*entry[1], "x"], *entry[2:])),
                      id="code-not-ints"),
     ],
 )

@@ -236,13 +236,8 @@ def _leading_strings(source: str, flags: int) -> tuple[tuple[str, ...], int, int
     Literal text is followed into groups and alternatives (``' (?:ignore|forget) all'``
     starts with ``' ignore all'`` or ``' forget all'``): longer strings leave fewer places.
     """
-    if flags & (regex.VERBOSE | regex.V1) or extract_regex_anchors(source) is None:
-        return None
-    try:
-        parsed = _parser.parse(source, re.IGNORECASE if flags & regex.IGNORECASE else 0)
-    except (re.error, OverflowError, RecursionError):
-        return None
-    if parsed.state.flags & re.VERBOSE:
+    parsed = _parsed(source, flags)
+    if parsed is None:
         return None
     # an inline `(?i)` makes the whole pattern caseless, as it does the compiled one
     ignorecase = bool(parsed.state.flags & re.IGNORECASE)
@@ -256,6 +251,18 @@ def _leading_strings(source: str, flags: int) -> tuple[tuple[str, ...], int, int
         if found is not None:
             return found, lo, hi
     return None
+
+
+def _parsed(source: str, flags: int) -> Any:
+    """A regex-dialect pattern read by ``re``'s parser; None when ``re`` may read it otherwise
+    (verbose, V1, or syntax ``extract_regex_anchors`` refuses) or cannot read it."""
+    if flags & (regex.VERBOSE | regex.V1) or extract_regex_anchors(source) is None:
+        return None
+    try:
+        parsed = _parser.parse(source, re.IGNORECASE if flags & regex.IGNORECASE else 0)
+    except (re.error, OverflowError, RecursionError):
+        return None
+    return None if parsed.state.flags & re.VERBOSE else parsed
 
 
 # A pattern that can match more than this is searched without windows.
@@ -272,16 +279,11 @@ def trailing_string(source: str, flags: int) -> tuple[str, int] | None:
     return _trailing_string(source, int(flags))
 
 
-# read for the single-branch rules at start-up: a parse each (~0.5 ms) without the memo
+# read for the single-branch rules at start-up: a parse each without the memo
 @cache.persistent_depending_on("soulscan.engine.anchors")
 def _trailing_string(source: str, flags: int) -> tuple[str, int] | None:
-    if flags & (regex.VERBOSE | regex.V1) or extract_regex_anchors(source) is None:
-        return None
-    try:
-        parsed = _parser.parse(source, re.IGNORECASE if flags & regex.IGNORECASE else 0)
-    except (re.error, OverflowError, RecursionError):
-        return None
-    if parsed.state.flags & re.VERBOSE:
+    parsed = _parsed(source, flags)
+    if parsed is None:
         return None
     ignorecase = bool(parsed.state.flags & re.IGNORECASE)
     widest = parsed.getwidth()[1]
