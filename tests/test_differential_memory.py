@@ -16,15 +16,18 @@ import base64
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.fixtures import oracle  # noqa: F401 (pytest fixture)
 from support.oracle import Oracle
 from support.spec import invisible_codepoints, sort_invisible_runs
 
+from soulscan.hermes import memory_drift
 from soulscan.hermes.memory import MemoryStore
 from tests.support.memory_calls import apply_memory_call
 
@@ -165,7 +168,20 @@ def _steps() -> st.SearchStrategy[list[dict[str, Any]]]:
 
 
 
+# Both sides run each sequence with the clock standing still at this second, so that two
+# drift backups in one sequence always collide as they do within one real second (a CI run
+# once saw them straddle a second boundary on one side only).
+CLOCK = 1_780_000_000
+# A memory file an outside writer left in a shape the tool would not write back.
+_DRIFTED = base64.b64encode("alpha one\n§\n\n§\nloose note".encode()).decode("ascii")
+
+
 def soulscan_trace(home: Path, limits: dict[str, int], steps: list[dict[str, Any]]) -> list[Any]:
+    with mock.patch.object(memory_drift, "time", SimpleNamespace(time=lambda: float(CLOCK))):
+        return _soulscan_trace(home, limits, steps)
+
+
+def _soulscan_trace(home: Path, limits: dict[str, int], steps: list[dict[str, Any]]) -> list[Any]:
     store = MemoryStore(home, limits["memory"], limits["user"])
     memories = home / "memories"
     trace = []
@@ -238,6 +254,15 @@ def test_memory_store_matches_runtime(
         derandomize=False,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
+    @example(  # two drift refusals in one sequence: their backups share a name
+        steps=[
+            {"call": "add", "target": "memory", "content": "alpha one"},
+            {"call": "write_file", "name": "MEMORY.md", "b64": _DRIFTED},
+            {"call": "remove", "target": "memory", "old_text": "alpha"},
+            {"call": "remove", "target": "memory", "old_text": "alpha"},
+        ],
+        limits={"memory": 2200, "user": 1375},
+    )
     @given(
         steps=_steps(),
         limits=st.fixed_dictionaries(
@@ -255,6 +280,7 @@ def test_memory_store_matches_runtime(
             home=str(base / "oracle" / "home"),
             limits=limits,
             steps=steps,
+            clock=CLOCK,
         )
         ours = soulscan_trace(ours_home, limits, steps)
         expected, actual = (

@@ -230,7 +230,23 @@ def op_memory_trace(r: dict[str, Any]) -> Any:
     A step is a ``_memory_op`` op, or ``{"call": "write_file", "name", "b64"}`` (an outside
     writer replacing a memory file's bytes). Each record holds the result (or the exception
     type and message the runtime raised), the live lists, the snapshot and the file state.
+    With ``clock`` (unix seconds) the tool's clock stands still for the whole sequence.
     """
+    if "clock" not in r:
+        return _memory_trace(r)
+    import types
+
+    # Drift backups are named by int(time.time()): two in one sequence share a name only
+    # when they fall in the same second. A fixed clock makes that collision certain.
+    real_time = memory_tool.time
+    memory_tool.time = types.SimpleNamespace(time=lambda: float(r["clock"]))
+    try:
+        return _memory_trace(r)
+    finally:
+        memory_tool.time = real_time
+
+
+def _memory_trace(r: dict[str, Any]) -> Any:
     import base64
 
     limits = r.get("limits") or {}
