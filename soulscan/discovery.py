@@ -67,6 +67,7 @@ class Target:
 
 @dataclass(frozen=True)
 class Discovery:
+    """The files a scan will read, and the paths it could not use."""
     targets: tuple[Target, ...]
     errors: tuple[ScanError, ...] = ()
     notes: tuple[str, ...] = ()
