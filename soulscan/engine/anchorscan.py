@@ -56,6 +56,7 @@ Found = str | tuple[str, ...]
 
 @dataclass(frozen=True)
 class AnchorScan:
+    """One search that tells which pinned anchors occur in a folded text."""
     pattern: re.Pattern[str] | None
     pinned: frozenset[str]  # the anchors this scan decides
     by_tail: dict[str, tuple[str, ...]]  # pivot-to-end part -> anchors that end so
