@@ -34,6 +34,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class BoundedGap:
+    """A linear matcher for an opener, a bounded gap, a word, a bounded gap and a closer."""
     opener: re.Pattern[str]  # each finds every occurrence (a lookahead), overlapping ones too
     words: re.Pattern[str]
     closer: re.Pattern[str]
