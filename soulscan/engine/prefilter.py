@@ -50,6 +50,7 @@ def most_places(length: int) -> int:
 
 @dataclass(frozen=True)
 class GatedRule:
+    """A runtime rule with what the gate checks before searching its pattern."""
     rule: Rule
     groups: Anchors | None  # in checking order; None: no anchor, always searched
     # Strings one of which every match starts with (in the folded text when the rule's
