@@ -38,6 +38,7 @@ _REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT)
 
 @dataclass(frozen=True)
 class NecessaryRun:
+    """A stretch of a pattern that every match holds, with the strings it starts with."""
     pattern: re.Pattern[str]  # the run alone
     starts: tuple[str, ...]  # one of these begins every match of the run (folded, when caseless)
     folded: bool
