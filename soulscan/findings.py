@@ -176,6 +176,7 @@ class _Draft(NamedTuple):
 
 @dataclass(frozen=True)
 class _FileContext:
+    """The text and display name of the file being reported, and its occurrence counts."""
     text: str
     display: str
     occurrences: Counter[str] = field(default_factory=Counter)
