@@ -34,6 +34,7 @@ KINDS = FILE_KINDS
 
 @dataclass(frozen=True)
 class HardenedMatch:
+    """One hardened rule's match, as offsets into the original text."""
     rule: Rule  # soulscan.engine.rulepack.Rule (id, name, severity, confidence, message…)
     start: int  # code-point offsets into the ORIGINAL text passed in
     end: int
@@ -43,6 +44,7 @@ class HardenedMatch:
 
 @dataclass(frozen=True)
 class _Payload:
+    """A decoded or revealed stretch of text, at its span in the original."""
     start: int
     end: int
     text: str
