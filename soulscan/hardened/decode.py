@@ -39,6 +39,7 @@ MAX_BLOB_CHARS = 65_536
 
 @dataclass(frozen=True)
 class DecodedBlob:
+    """An encoded blob found in the text, with its decoding."""
     encoding: str
     start: int
     end: int
