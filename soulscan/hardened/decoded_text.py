@@ -62,6 +62,7 @@ def _letters_and_spaces(text: str) -> int:
 
 @dataclass(frozen=True)
 class Decoder:
+    """One encoding: how to decode a blob, and how many words make it text."""
     name: str
     decode: Callable[[str], str | None]
     min_words: int  # minimum words for the decoding to count as text
