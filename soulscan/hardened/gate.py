@@ -97,6 +97,7 @@ _UNSPLITTABLE = regex.compile(r"\(\?[a-zA-Z]+\)|\\[1-9]|\(\?P=|\\g<|\(\?\(")
 
 @dataclass(frozen=True)
 class GatedRule:
+    """A hardened rule split into branches, with what each branch needs to occur."""
     rule: Rule
     branches: tuple[str, ...]
     whole: Requirement  # the rule's own anchors, for a rule that is not split
