@@ -17,6 +17,7 @@ from soulscan.engine.anchors import fold
 
 @dataclass(frozen=True)
 class SecretFormat:
+    """A vendor's secret format, and how much of a match stays visible."""
     name: str
     pattern: regex.Pattern[str]
     keep: int  # characters of the match kept visible: the vendor prefix
@@ -96,6 +97,7 @@ _PLACEHOLDER = regex.compile(
 
 @dataclass(frozen=True)
 class SecretHit:
+    """A secret found in the text: its format and span."""
     name: str
     start: int
     end: int
