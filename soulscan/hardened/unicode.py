@@ -34,6 +34,7 @@ from soulscan.hardened.unicode_suspects import SUSPECT_RANGES, suspect_character
 
 @dataclass(frozen=True)
 class UnicodeIssue:
+    """A stretch of suspicious characters: its kind, span and what it hides."""
     kind: str
     start: int
     end: int
