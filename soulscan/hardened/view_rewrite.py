@@ -16,6 +16,7 @@ from soulscan.hardened.view_offsets import EditedMap, Edits, IdentityMap, Offset
 
 @dataclass(frozen=True)
 class View:
+    """A rewritten text the hardened rules read, mapped back to the original."""
     name: str
     text: str
     offsets: OffsetMap  # view character -> original code points
