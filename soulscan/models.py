@@ -66,6 +66,7 @@ class Location(NamedTuple):
 
 @dataclass(frozen=True)
 class Finding:
+    """One reported finding, escaped and ready to render."""
     rule_id: str
     severity: Severity
     confidence: Confidence
@@ -95,6 +96,7 @@ class RuntimeSummary:
 
 @dataclass(frozen=True)
 class FileResult:
+    """The runtime verdict and findings of one scanned file."""
     path: str
     kind: str
     runtime: RuntimeSummary
@@ -103,11 +105,13 @@ class FileResult:
 
 @dataclass(frozen=True)
 class ScanError:
+    """A path the scan could not read, and why."""
     path: str
     message: str
 
 
 @dataclass(frozen=True)
 class ScanReport:
+    """Every file's result and every error of one scan."""
     files: tuple[FileResult, ...]
     errors: tuple[ScanError, ...] = ()
