@@ -54,6 +54,7 @@ PARALLEL_THRESHOLD = 8
 
 @dataclass(frozen=True)
 class ScanOptions:
+    """How to scan: the profile, the runtime's settings and the extra rule packs."""
     profile: str = "all"
     hermes_home: Path | None = None
     context_length: int | None = None
