@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class PolicyOutcome:
+    """A report after the config and baseline, with counts of what they hid."""
     report: ScanReport
     deselected: int  # findings of rules the config turns off
     suppressed: int  # findings a config suppression covers
