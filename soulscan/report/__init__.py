@@ -30,6 +30,7 @@ FORMATS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class RenderOptions:
+    """How a report is rendered: colour, width and quietness."""
     color: bool = False  # emit ANSI styles (the CLI decides: a terminal, no NO_COLOR)
     width: int = 100  # terminal width for the text format
     quiet: bool = False  # text format: only files with something to report
