@@ -28,6 +28,7 @@ _KEYS = frozenset({"rule", "path", "sha256", "reason", "expires"})
 
 @dataclass(frozen=True)
 class Suppression:
+    """A config entry that accepts a rule's findings in matching paths."""
     rule: str  # a rule id, or an fnmatch pattern over rule ids
     path: str  # a glob over the finding's path, "/"-separated; "**" spans directories
     reason: str
@@ -47,6 +48,7 @@ class Suppression:
 
 @dataclass(frozen=True)
 class SuppressionOutcome:
+    """A report after suppressions, with which applied, expired or went unused."""
     report: ScanReport  # what is left to report
     suppressed: tuple[tuple[Finding, Suppression], ...]
     expired: tuple[Suppression, ...]  # past their date: reported, no longer applied
