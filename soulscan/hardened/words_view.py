@@ -54,6 +54,22 @@ _LEET = str.maketrans("013457", "oieast")
 _LEET_HINT = re.compile(r"[0-9][a-z]")
 _LETTERS_AND_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
 _LEET_WORD_LENGTH = 24
+# A text one byte a character (each non-ASCII one "?"): "0" for an ASCII digit, "a" for an ASCII
+# lower-case letter, " " for the rest; a `_LEET_HINT` is a "0a" there, which `find` finds
+# several times faster than `re` scans for it.
+_LEET_CLASSES = bytes(
+    ord("0") if chr(code).isdigit() else ord("a") if chr(code).islower() else 32
+    for code in range(128)
+) + b" " * 128
+
+
+def _leet_hints(text: str) -> Iterator[int]:
+    """The starts of `_LEET_HINT`'s matches in `text`, in order (two never overlap)."""
+    find = text.encode("ascii", "replace").translate(_LEET_CLASSES).find
+    hint = find(b"0a")
+    while hint >= 0:
+        yield hint
+        hint = find(b"0a", hint + 2)
 
 
 def _unleet(match: Match) -> str:
@@ -70,12 +86,12 @@ def _read_leetspeak(view: View) -> View:
     text = view.text
     pieces: list[str] = []
     position = 0
-    for hint in _LEET_HINT.finditer(text):
-        if hint.start() < position:
+    for hint in _leet_hints(text):
+        if hint < position:
             continue  # in the word just read
         # the run's start, if it is no longer than a leet word (else the match fails anyway)
-        window = max(0, hint.start() - _LEET_WORD_LENGTH)
-        start = window + len(text[window : hint.start()].rstrip(_LETTERS_AND_DIGITS))
+        window = max(0, hint - _LEET_WORD_LENGTH)
+        start = window + len(text[window:hint].rstrip(_LETTERS_AND_DIGITS))
         word = _LEET_WORD.match(text, start)
         if word is not None:
             pieces += (text[position:start], _unleet(word))
@@ -108,20 +124,52 @@ _FILLER_NOW = regex.compile(
 )
 
 
+# Where a tag of `_BLOCK_TAG` or `_INLINE_TAG` can start: `<`, maybe `/`, and a letter read
+# case-insensitively (`regex` also takes U+0130, U+017F and the Kelvin sign for one). On `re`,
+# which skips from one `<` to the next: a text of `<!--` holds no tag, and a `regex` sub of
+# each tag pattern tries it at every `<`.
+_TAG_START = re.compile("</?[A-Za-z\u0130\u017f\u212a]")
+# What every `_EMPTY_COMMENT` holds (`[\s-]` takes no `>` and no word character of `re`),
+# found from one `<!--` to the next.
+_EMPTY_COMMENT_HINT = re.compile(r"<!--[^\w>]{0,16}-->")
+
+
+def _removed(view: View, pattern: regex.Pattern[str], hint: re.Pattern[str], by: str) -> View:
+    """`rewrite(view, "words", pattern, by)`, skipped when `hint` finds nothing (it finds
+    something wherever `pattern` matches)."""
+    if not hint.search(view.text):
+        return view
+    return rewrite(view, "words", pattern, by)
+
+
 def _markup(view: View) -> View:
     """Tags and empty comments removed; only a text with a `<` can hold any."""
     if "<" not in view.text:
         return view
-    view = rewrite(view, "words", _INLINE_TAG, "")
-    return rewrite(view, "words", _EMPTY_COMMENT, "")
+    view = _removed(view, _INLINE_TAG, _TAG_START, "")
+    return _removed(view, _EMPTY_COMMENT, _EMPTY_COMMENT_HINT, "")
 
 
-# What every broken word holds, on `re`, which finds the `-` of a text with no break quickly.
-_LINE_BREAK_HINT = re.compile(r"-[ \t]{0,4}\r?\n")
+# A hyphen and line break with something other than white space or `-` after it, on `re`,
+# which jumps from one `-` to the next; a broken word is one of these with neither before it.
+_LINE_BREAK_HINT = re.compile(r"-[ \t]{0,4}\r?\n[ \t]{0,4}[^ \t\n\r-]")
+_NOT_BEFORE_A_BREAK = " \t\n\r-"  # `regex`'s `\s` holds each of these
+
+
+def _may_break_words(text: str) -> bool:
+    """False only when `_LINE_BREAK_HYPHEN` matches nowhere in `text`: it matches at a hint
+    whose `-` follows a character other than white space or `-` (the hints cannot overlap:
+    one holds no `-` after its first character but the one that ends it)."""
+    if "-" not in text:
+        return False
+    return any(
+        hint.start() and text[hint.start() - 1] not in _NOT_BEFORE_A_BREAK
+        for hint in _LINE_BREAK_HINT.finditer(text)
+    )
 
 
 def _line_break_hyphens(view: View) -> View:
-    if "-" not in view.text or not _LINE_BREAK_HINT.search(view.text):
+    if not _may_break_words(view.text):
         return view
     return rewrite(view, "words", _LINE_BREAK_HYPHEN, "")
 
@@ -196,8 +244,8 @@ def words_view(skeleton: View) -> View:
     # the separator pass.
     view = skeleton
     if "<" in view.text:
-        view = rewrite(view, "words", _BLOCK_TAG, " ")
-        view = rewrite(view, "words", _INLINE_TAG, "")
+        view = _removed(view, _BLOCK_TAG, _TAG_START, " ")
+        view = _removed(view, _INLINE_TAG, _TAG_START, "")
         # A second pass: removing `<b></b>` from `<<b></b>/b>` leaves a tag behind.
         view = _markup(view)
     view = _line_break_hyphens(view)

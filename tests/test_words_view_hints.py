@@ -1,0 +1,65 @@
+"""The words view skips a pass when a cheap hint finds nothing: every hint must find something
+wherever its pass's pattern matches (a skipped pass that would have matched changes the view).
+
+`tests/test_hardened_view_offsets.py` compares whole views with the per-character reference,
+which runs every pass; these check each hint against its pattern, character by character.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan.hardened import words_view as w
+
+
+def test_the_tag_hint_takes_every_character_a_tag_can_start_with() -> None:
+    starts = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        for opening in ("<", "</")
+        if opening + chr(code) != "</"  # the start of a closing tag: its next character counts
+        and (
+            w._INLINE_TAG.match(opening + chr(code), partial=True)
+            or w._BLOCK_TAG.match(opening + chr(code), partial=True)
+        )
+        and not w._TAG_START.match(opening + chr(code))
+    ]
+    assert starts == []
+
+
+def test_the_empty_comment_hint_takes_every_character_an_empty_comment_holds() -> None:
+    missed = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        if w._EMPTY_COMMENT.fullmatch(f"<!--{chr(code)}-->")
+        and not w._EMPTY_COMMENT_HINT.fullmatch(f"<!--{chr(code)}-->")
+    ]
+    assert missed == []
+
+
+def test_no_character_a_broken_word_may_follow_is_ruled_out_before_a_break() -> None:
+    """`_may_break_words` rules a hint out for a character before it that `regex`'s `[\\s-]`
+    takes (the pattern's look-behind fails there), and the hint's last character class
+    leaves out only such characters."""
+    separator = regex.compile(r"[\s-]")
+    assert all(separator.fullmatch(char) for char in w._NOT_BEFORE_A_BREAK)
+
+
+_BREAK_ALPHABET = "a-- \t\t\r\n\n\x0b\x1c\x85\u2028\u00a0x"
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_BREAK_ALPHABET), max_size=30))
+def test_a_text_with_a_broken_word_is_never_ruled_out(text: str) -> None:
+    if w._LINE_BREAK_HYPHEN.search(text):
+        assert w._may_break_words(text)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from("a0z9Z_-. \u0660\u00e9\U0001d7ce1e"), max_size=40))
+def test_leet_hints_are_the_hint_pattern_s_matches(text: str) -> None:
+    assert list(w._leet_hints(text)) == [hint.start() for hint in w._LEET_HINT.finditer(text)]
