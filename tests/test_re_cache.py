@@ -4,6 +4,7 @@ builds."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import re
 import subprocess
@@ -294,10 +295,15 @@ def test_what_a_second_process_read_is_gathered_into_one_record(cache_home: Path
 
 
 def _gathered_table(home: Path) -> dict[str, Any]:
+    """The gathered record's entries, each read from its ``marshal`` form."""
     (gathered,) = _gathered(home)
     table = cache.load(gathered.name)
     assert isinstance(table, dict)
-    return table
+    return {name: marshal.loads(stored) for name, stored in table.items()}
+
+
+def _store_gathered(record: Path, entries: dict[str, Any]) -> None:
+    cache.store(record.name, {name: marshal.dumps(value) for name, value in entries.items()})
 
 
 @pytest.mark.parametrize(
@@ -308,8 +314,12 @@ def _gathered_table(home: Path) -> dict[str, Any]:
         pytest.param(lambda home, record: record.write_bytes(b"foreign"), id="foreign-file"),
         pytest.param(lambda home, record: cache.store(record.name, ["not", "a", "table"]),
                      id="not-a-table"),
-        pytest.param(lambda home, record: cache.store(record.name, dict.fromkeys(
+        pytest.param(lambda home, record: _store_gathered(record, dict.fromkeys(
             _gathered_table(home), ("junk",))), id="every-entry-junk"),
+        pytest.param(lambda home, record: cache.store(record.name, dict.fromkeys(
+            _gathered_table(home), b"\xffjunk")), id="every-entry-not-marshal"),
+        pytest.param(lambda home, record: cache.store(record.name, dict.fromkeys(
+            _gathered_table(home), ("junk",))), id="entries-not-in-marshal-form"),
     ],
 )
 def test_a_damaged_gathered_record_is_ignored(cache_home: Path,
@@ -331,7 +341,7 @@ def test_an_unusable_gathered_entry_is_replaced_by_the_program_compiled_instead(
     name = f"sre/{_own_entry(cache_home).name}"
     table = _gathered_table(cache_home)
     good = table[name]
-    cache.store(gathered.name, {**table, name: (good[0], [*good[1][:-3], 999, 1, 2], *good[2:])})
+    _store_gathered(gathered, {**table, name: (good[0], [*good[1][:-3], 999, 1, 2], *good[2:])})
     _own_entry(cache_home).unlink()
     assert _installed_run(cache_home) == _installed_expected()
     assert _gathered_table(cache_home)[name] == good
@@ -418,6 +428,6 @@ def test_an_unwritable_cache_dir_still_compiles(cache_home: Path,
     _same_pattern(_from_disk("unwrit+able", 0), _fresh("unwrit+able", 0), ["unwrittable"])
     table = re_cache._ENTRIES._table()
     assert table is not None
-    table.new["sre/an-entry.bin"] = (0, [1], 0, {}, (None,))
+    table.new["sre/an-entry.bin"] = marshal.dumps((0, [1], 0, {}, (None,)))
     table.save()  # the gathered record, as at exit: refused, quietly
     assert [path for path in cache_home.rglob("*") if path.is_file()] == []

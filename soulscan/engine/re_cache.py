@@ -132,7 +132,8 @@ def _entry_name(source: str | bytes, flags: int) -> str:
     return f"{_SUBDIRECTORY}/{_version_key(kind, str(flags), source)}.bin"
 
 
-_ENTRIES = cache.GatheredRecords(lambda: f"sre-gathered-{_version_key()}.bin", MAX_GATHERED)
+_ENTRIES = cache.GatheredRecords(
+    lambda: f"sre-gathered-{_version_key(cache.GATHERED_FORMAT)}.bin", MAX_GATHERED)
 
 
 def _compile_capturing(source: AnyStr, compile_program: Callable[[], re.Pattern[AnyStr]]

@@ -106,7 +106,8 @@ def _entry_name(source: str, flags: int) -> str:
     return f"{_SUBDIRECTORY}/{_version_key(str(int(flags)), source)}.bin"
 
 
-_ENTRIES = cache.GatheredRecords(lambda: f"regex-gathered-{_version_key()}.bin", MAX_GATHERED)
+_ENTRIES = cache.GatheredRecords(
+    lambda: f"regex-gathered-{_version_key(cache.GATHERED_FORMAT)}.bin", MAX_GATHERED)
 
 
 def _parse_capturing(parse: Callable[[], regex.Pattern[str]],
