@@ -24,6 +24,7 @@ from re import _compiler, _parser  # type: ignore[attr-defined]
 from re import _constants as C  # type: ignore[attr-defined]
 from typing import Any
 
+from soulscan.engine import cache
 from soulscan.engine.anchors import leading_strings, rarity
 
 # A run must demand at least this many literal characters: fewer are found in most texts.
@@ -50,6 +51,10 @@ class NecessaryRun:
         return any(match(text, place) for place in places)
 
 
+# The C half of ``re``, which a run's program is handed to (``_compiler.compile`` calls it).
+_SRE: Any = vars(_compiler)["_sre"]
+
+
 def necessary_run(pattern: str, flags: int) -> NecessaryRun | None:
     """A run of ``pattern``'s top-level nodes, compiled alone, that every text the pattern
     matches also matches; None when no run is worth a search of its own.
@@ -58,7 +63,41 @@ def necessary_run(pattern: str, flags: int) -> NecessaryRun | None:
     where that can start); it starts with literal text (``re`` then skips ahead in C),
     and has a node that is neither literal text nor a boundary (else it says little more
     than an anchor).
+
+    The analysis parses the pattern (the runtime gate asks for every rule at start-up,
+    ~3 ms a run), so its result is kept on disk as plain data (``_run_program``): the
+    run's program for ``re``'s C compiler, its start strings and whether it is caseless.
     """
+    found = _run_program(pattern, int(flags))
+    run = _from_program(found)
+    if run is None and found is not None:  # a stored program C refused: work it out again
+        run = _from_program(_run_program.__wrapped__(pattern, int(flags)))  # type: ignore[attr-defined]
+    return run
+
+
+def _from_program(found: Any) -> NecessaryRun | None:
+    """The run ``_run_program`` described; None for none, or for a description that is not
+    one (C checks the program itself)."""
+    if found is None:
+        return None
+    try:
+        (run_flags, code, groups, group_index, index_group), starts, folded = found
+        if (type(run_flags) is not int or type(code) is not tuple or type(groups) is not int
+                or type(group_index) is not tuple or type(index_group) is not tuple
+                or type(starts) is not tuple or not all(type(start) is str for start in starts)
+                or type(folded) is not bool):
+            return None
+        compiled = _SRE.compile(None, run_flags, list(code), groups, dict(group_index),
+                                index_group)
+    except (TypeError, ValueError, RuntimeError, OverflowError):
+        return None
+    return NecessaryRun(compiled, starts, folded)
+
+
+@cache.persistent_depending_on("soulscan.engine.anchors")  # leading_strings, rarity
+def _run_program(pattern: str, flags: int) -> tuple[Any, ...] | None:
+    """``necessary_run``'s run as plain data: (the arguments ``re``'s compiler hands to C
+    for it, its start strings, whether they are folded); None when there is no run."""
     try:
         parsed = _parser.parse(pattern, flags)
     except re.error:
@@ -82,8 +121,13 @@ def necessary_run(pattern: str, flags: int) -> NecessaryRun | None:
     starts = leading_strings(nodes[start:end], ignorecase)
     if starts is None or min(map(rarity, starts)) < MIN_START_RARITY:
         return None
-    run = _compiler.compile(_parser.SubPattern(parsed.state, nodes[start:end]), flags)
-    return NecessaryRun(run, tuple(sorted(starts)), ignorecase)
+    sub_pattern = _parser.SubPattern(parsed.state, nodes[start:end])
+    _, (arguments,) = cache.recorded_calls(_SRE, "compile",
+                                           lambda: _compiler.compile(sub_pattern, flags))
+    _, run_flags, code, groups, group_index, index_group = arguments
+    program = (int(run_flags), tuple(int(op) for op in code), int(groups),
+               tuple(sorted(group_index.items())), tuple(index_group))
+    return program, tuple(sorted(starts)), ignorecase
 
 
 def _runs(nodes: list[Any]) -> list[tuple[int, int]]:
