@@ -74,9 +74,13 @@ class BranchSearch:
     # such string (folding keeps each character's place and turns it into the same ASCII)
     needs: Mapping[str, frozenset[str]] = field(default_factory=dict)
     live: tuple[str, int] | None = None  # (source, flags)
-    # (string, widest): every match ends with the string and is at most `widest` long
-    # (``trailing_string``), so it starts at most that far before one of its places
-    ends: tuple[str, int] | None = None
+    # every match ends with one of the strings and is `shortest` to `widest` long
+    # (``trailing_strings``), so it starts that far before the end of one of their places
+    ends: Ends | None = None
+    # a match starts only right after a character this zero-width pattern (the pattern's
+    # own leading lookbehind, ``leading_lookbehind``) finds: the places of a search in
+    # windows without start strings
+    after: regex.Pattern[str] | None = None
 
     @functools.cached_property
     def _ignorecase(self) -> bool:
@@ -93,7 +97,10 @@ class BranchSearch:
         view's folded text; `present`: which of the anchors `needs` names occur in it (all
         of them looked up): the strings they rule out are not searched for."""
         text = prepared.text
-        places = self._places(prepared, words, present) if self.starts is not None else None
+        if self.starts is not None:
+            places = self._places(prepared, words, present)
+        else:
+            places = self._window_places(prepared)
         if places is not None:
             narrow = self.live is not None and len(places) >= NARROWED_FROM_PLACES
             pattern = _compiled(*self.live) if narrow and self.live else self.pattern
@@ -136,22 +143,51 @@ class BranchSearch:
         return sorted(places)
 
     def _windows(self, haystack: str, length: int, most: int) -> list[tuple[int, int]] | None:
-        """The ranges where a match can start (each `widest` long, up to a place of the
-        string every match ends with), merged, in order; None to look everywhere."""
+        """The ranges where a match can start (from `widest` to `shortest` characters
+        before the end of a place of a string every match ends with), merged, in order;
+        None to look everywhere."""
         if self.ends is None:
             return None
-        end, widest = self.ends
-        found = start_places(haystack, (end,), length, most)
-        if found is None:
-            return None
+        ends = self.ends
+        closings: list[int] = []  # where a place of one of the strings ends
+        for string in ends.strings:
+            found = start_places(haystack, (string,), length, most - len(closings))
+            if found is None:
+                return None
+            closings += [place + len(string) for place in found]
         windows: list[tuple[int, int]] = []
-        for place in found:
-            first = max(0, place + len(end) - widest)
+        for closing in sorted(closings):
+            first, last = max(0, closing - ends.widest), closing - ends.shortest
             if windows and first <= windows[-1][1] + 1:
-                windows[-1] = (windows[-1][0], place)
+                windows[-1] = (windows[-1][0], max(windows[-1][1], last))
             else:
-                windows.append((first, place))
+                windows.append((first, last))
         return windows
+
+    def _window_places(self, prepared: PreparedText) -> list[int] | None:
+        """Every place in the windows (``_windows``) where a match of a pattern without
+        start strings can start, or None to search the whole text: a non-empty match
+        starts in a window, and right after a character `after` finds when it is known."""
+        if self.ends is None or self.ends.shortest < 1:
+            return None
+        text = prepared.text
+        haystack = prepared.folded if self._ignorecase else text
+        # ``finditer`` of such a pattern tries it at every place of the text, each try far
+        # cheaper than a ``match`` call: only a text with few places in windows pays
+        most = len(text) // WINDOW_CHARS_PER_PLACE
+        windows = self._windows(haystack, len(text), most)
+        if windows is None:
+            return None
+        places: list[int] = []
+        after = self.after
+        for first, last in windows:
+            if after is None:
+                places.extend(range(first, last + 1))
+            else:
+                places.extend(m.start() for m in after.finditer(text, first, last + 1))
+            if len(places) > most:
+                return None
+        return places
 
 
 def _places_in(
@@ -269,35 +305,115 @@ def _parsed(source: str, flags: int) -> Any:
 MAX_TRAILING_WIDTH = 1 << 16
 # Shorter trailing strings leave too many windows to pay.
 MIN_TRAILING_CHARS = 3
+# A search in windows without start strings tries the pattern at every place of a window
+# (after a character `after` finds): one ``match`` call costs about what ``finditer``
+# spends on this many characters of a whole-text search of such a pattern.
+WINDOW_CHARS_PER_PLACE = 8
+
+
+@dataclass(frozen=True)
+class Ends:
+    """Every match ends with one of `strings` and is `shortest` to `widest` long."""
+
+    strings: tuple[str, ...]
+    widest: int
+    shortest: int
 
 
 @functools.lru_cache(maxsize=1024)
-def trailing_string(source: str, flags: int) -> tuple[str, int] | None:
-    """The literal text every match of a regex-dialect pattern ends with (in the folded
-    text when the pattern ignores case), and the most characters a match spans; None when
-    unknown or too short to help. Read with ``re``'s parser, as ``leading_strings`` is."""
-    return _trailing_string(source, int(flags))
+def trailing_strings(source: str, flags: int) -> Ends | None:
+    """The literal texts one of which every match of a regex-dialect pattern ends with
+    (in the folded text when the pattern ignores case): its closing literal text, or the
+    strings of a lookbehind at its end; None when unknown or too short to help. Read with
+    ``re``'s parser, as ``leading_strings`` is."""
+    found = _trailing_strings(source, int(flags))
+    return None if found is None else Ends(*found)
 
 
 # read for the single-branch rules at start-up: a parse each without the memo
 @cache.persistent_depending_on("soulscan.engine.anchors")
-def _trailing_string(source: str, flags: int) -> tuple[str, int] | None:
+def _trailing_strings(source: str, flags: int) -> tuple[tuple[str, ...], int, int] | None:
     parsed = _parsed(source, flags)
     if parsed is None:
         return None
     ignorecase = bool(parsed.state.flags & re.IGNORECASE)
-    widest = parsed.getwidth()[1]
+    shortest, widest = parsed.getwidth()
     if widest > MAX_TRAILING_WIDTH:
         return None
     tail = ""
-    for op, av in reversed(list(parsed)):
-        if op in _ZERO_WIDTH:
-            continue  # consumes nothing: the text before it ends the match as well
+    behind: list[str] | None = None  # the strings of a lookbehind at the very end
+    for node in reversed(list(parsed)):
+        op, av = node
+        if op in _ZERO_WIDTH or _parser.SubPattern(parsed.state, [node]).getwidth() == (0, 0):
+            # consumes nothing: the text before it ends the match as well
+            if not tail and behind is None and op is C.ASSERT and av[0] == -1:
+                # the text before the match's end is one of these strings
+                behind = _strings_of(list(av[1]), ignorecase)
+            continue
         char = _literal(av, ignorecase) if op is C.LITERAL else None
         if char is None:
             break
         tail = char + tail
-    return (tail, widest) if len(tail) >= MIN_TRAILING_CHARS else None
+    if len(tail) >= MIN_TRAILING_CHARS:
+        return (tail,), widest, shortest
+    if behind and min(map(len, behind)) >= MIN_TRAILING_CHARS:
+        return tuple(sorted(set(behind))), widest, shortest
+    return None
+
+
+def _strings_of(nodes: list[Any], ignorecase: bool) -> list[str] | None:
+    """Every text a run of literal nodes (sets of literals, alternatives, optional parts,
+    plain groups) can match, or None for any other node or past ``MAX_PREFIXES`` texts."""
+    found = [""]
+    for op, av in nodes:
+        chars = _chars(op, av, ignorecase)
+        if chars is not None:
+            choices: list[str] | None = chars
+        elif op is C.BRANCH:
+            each = [_strings_of(list(branch), ignorecase) for branch in av[1]]
+            choices = None if None in each else [s for strings in each for s in strings or ()]
+        elif op is C.SUBPATTERN and not (av[1] | av[2]):
+            choices = _strings_of(list(av[3]), ignorecase)
+        elif op in _REPEATS and av[0] == 0 and av[1] == 1:
+            optional = _strings_of(list(av[2]), ignorecase)
+            choices = None if optional is None else ["", *optional]
+        else:
+            choices = None
+        if choices is None or len(found) * len(choices) > MAX_PREFIXES:
+            return None
+        found = [prefix + choice for prefix in found for choice in choices]
+    return found
+
+
+# A leading one-character lookbehind as written: `(?<=` and a set, an escape or a character.
+_LEADING_LOOKBEHIND = regex.compile(r"\(\?<=(?:\[(?:\\.|[^\]\\])+\]|\\[a-zA-Z]|[^\\()\[\]|?*+{}.^$])\)")
+
+
+@functools.lru_cache(maxsize=1024)
+def leading_lookbehind(source: str, flags: int) -> regex.Pattern[str] | None:
+    """A pattern that begins with a lookbehind of one character (`(?<=[\\s"'@=])`): that
+    lookbehind alone, compiled as the pattern compiles it, so that its places are the
+    only ones where a match can start; None otherwise, or when case folding could let it
+    read more than one character."""
+    written = _LEADING_LOOKBEHIND.match(source)
+    parsed = _parsed(source, flags)
+    if written is None or parsed is None or flags & regex.IGNORECASE or _INLINE_FLAGS.search(source):
+        return None
+    try:
+        alone = _parser.parse(written.group(), 0)
+    except (re.error, OverflowError, RecursionError):
+        return None
+    first = list(parsed)[:1]
+    # the same node read alone as in the pattern (SubPatterns compare by identity: by repr)
+    if repr(list(alone)) != repr(first) or first[0][0] is not C.ASSERT or first[0][1][0] != -1:
+        return None
+    if _parser.SubPattern(parsed.state, list(first[0][1][1])).getwidth() != (1, 1):
+        return None
+    return regex.compile(written.group(), flags)
+
+
+# a global inline flag (`(?a)`, `(?i)`) anywhere changes what the lookbehind reads
+_INLINE_FLAGS = regex.compile(r"\(\?[a-zA-Z]+\)")
 
 
 def _minimal(found: set[str], merge_heads: bool = True) -> tuple[str, ...] | None:

@@ -29,9 +29,10 @@ from soulscan.hardened.anchor_finder import AnchorFinder, pivot_finder, token_fi
 from soulscan.hardened.branch_search import (
     BranchSearch,
     anchors_held,
+    leading_lookbehind,
     leading_strings,
     starts_union,
-    trailing_string,
+    trailing_strings,
 )
 
 
@@ -314,8 +315,11 @@ class ViewGate:
             live = None
             if len(branches) < len(gated.branches):
                 live = ("|".join(gated.branches[index] for index in branches), rule.regex_flags)
-            ends = trailing_string(rule.regex_source, rule.regex_flags) if len(gated.branches) == 1 else None
-            self._searches[key] = BranchSearch(rule.compiled, starts, needs, live, ends)
+            ends = after = None
+            if len(gated.branches) == 1:
+                ends = trailing_strings(rule.regex_source, rule.regex_flags)
+                after = leading_lookbehind(rule.regex_source, rule.regex_flags)
+            self._searches[key] = BranchSearch(rule.compiled, starts, needs, live, ends, after)
         return self._searches[key]
 
 
