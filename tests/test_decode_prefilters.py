@@ -307,3 +307,12 @@ def test_percent_pre_check_never_skips_a_run(pieces: list[str]) -> None:
     text = "".join(pieces)
     if decode._PERCENT.search(text):
         assert decode._may_hold_percent_run(decode._Source(text))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=_BASE64_ALPHABET + "=\u00e9\u00c9\u00b2\u0663\u212a", max_size=30))
+def test_base64_pre_check_equals_the_character_loops(core: str) -> None:
+    expected = any(ch.isdigit() or ch in "+/" for ch in core) or (
+        any(ch.islower() for ch in core) and any(ch.isupper() for ch in core)
+    )
+    assert decoders._has_digit_plus_slash_or_both_cases(core) is expected

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import re
 
 import regex
 
@@ -138,9 +139,7 @@ def decode_base64(blob: str) -> str | None:
     core = blob.rstrip("=")
     if core.isalpha() and (len(core) < 16 or core.islower() or core.isupper()):
         return None  # a plain word or identifier, not base64
-    if not any(ch.isdigit() or ch in "+/" for ch in core) and not (
-        any(ch.islower() for ch in core) and any(ch.isupper() for ch in core)
-    ):
+    if not _has_digit_plus_slash_or_both_cases(core):
         return None
     if len(core) % 4 == 1:
         return None  # no base64 ends with a single character
@@ -155,6 +154,20 @@ def decode_base64(blob: str) -> str | None:
 
 
 _URL_SAFE = str.maketrans("-_", "+/")
+_DIGIT_PLUS_SLASH = re.compile("[0-9+/]")
+
+
+def _has_digit_plus_slash_or_both_cases(core: str) -> bool:
+    """A digit, `+` or `/`, or both a lower- and an upper-case letter: by C passes for an ASCII
+    text (where `isdigit` is [0-9], and a text holds a lower-case letter exactly when upper-
+    casing changes it), by a look at each character for any other."""
+    if not core.isascii():
+        return any(ch.isdigit() or ch in "+/" for ch in core) or (
+            any(ch.islower() for ch in core) and any(ch.isupper() for ch in core)
+        )
+    if _DIGIT_PLUS_SLASH.search(core):
+        return True
+    return core.upper() != core and core.lower() != core
 
 
 def decode_base32(blob: str) -> str | None:
