@@ -9,8 +9,6 @@ removes, on `re` unless the text holds a non-ASCII letter, digit or apostrophe.
 
 from __future__ import annotations
 
-import itertools
-import operator
 import re
 from collections.abc import Iterator
 
@@ -222,12 +220,18 @@ def _drop_fillers(view: View, words: list[str] | None = None) -> View:
         return view
 
     def filler_edits() -> Iterator[Edits]:
-        tokens = view.text.split(" ")
-        widths = [len(token) + 1 for token in tokens]  # each token with the space after it
-        is_filler = list(map(FILLER_WORDS.__contains__, tokens))
-        starts = list(itertools.compress(itertools.accumulate(widths, initial=0), is_filler))
-        ends = list(map(operator.add, starts, itertools.compress(widths, is_filler)))
-        yield Edits.uniform(starts, ends, 0)
+        # Each filler token with the space after it: a token of the padded text is a string
+        # between two spaces, so a filler's are the places of ` filler ` (one `find` each;
+        # the space after one may be the space before the next).
+        dropped: list[tuple[int, int]] = []
+        find = view.text.find
+        for filler in fillers:
+            at = find(f" {filler} ")
+            while at >= 0:
+                dropped.append((at + 1, at + len(filler) + 2))
+                at = find(f" {filler} ", at + len(filler) + 1)
+        dropped.sort()
+        yield Edits.uniform([start for start, _ in dropped], [end for _, end in dropped], 0)
 
     # One `replace` a filler found (a C scan) instead of a join of every token; a repeated
     # filler (`really really`) shares its spaces, so each replace drops every other one.
