@@ -63,3 +63,12 @@ def test_a_text_with_a_broken_word_is_never_ruled_out(text: str) -> None:
 @given(st.text(alphabet=st.sampled_from("a0z9Z_-. \u0660\u00e9\U0001d7ce1e"), max_size=40))
 def test_leet_hints_are_the_hint_pattern_s_matches(text: str) -> None:
     assert list(w._leet_hints(text)) == [hint.start() for hint in w._LEET_HINT.finditer(text)]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from("a Z0 \n\t.,-*\u00e9\u0416\u0301\u00a0\u3002\U0001f600"), max_size=40))
+def test_separator_runs_are_the_separator_matches_that_change_length(text: str) -> None:
+    """A span mapping lists the `_SEPARATOR_RUNS` matches as the replacements of the
+    separator pass: they must be its matches of any other length than one."""
+    resized = [m.span() for m in w._SEPARATORS.finditer(text) if m.end() - m.start() != 1]
+    assert resized == [m.span() for m in w._SEPARATOR_RUNS.finditer(text)]

@@ -41,11 +41,16 @@ _SPAN = operator.methodcaller("span")
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
-def rewrite(view: View, name: str, pattern: Pattern, replace: Replacement | str) -> View:
+def rewrite(
+    view: View, name: str, pattern: Pattern, replace: Replacement | str, resized: Pattern | None = None
+) -> View:
     """Replace every match of `pattern` (by `replace(match)`, or by `replace` itself).
 
     A same-length replacement keeps the per-character mapping; otherwise every replacement
     character maps to the whole matched span. The text is built by one `sub` pass.
+    `resized`: for a fixed replacement, a pattern whose matches are the matches of `pattern`
+    of another length than `replace`, and maybe some of the same length (all of them, where
+    None): the only ones a span mapping needs listed.
     """
     if isinstance(replace, str):
         # `sub` copies a fixed replacement in C (a template: escape `\`); where the length
@@ -53,22 +58,23 @@ def rewrite(view: View, name: str, pattern: Pattern, replace: Replacement | str)
         text = pattern.sub(replace.replace("\\", "\\\\"), view.text)
         if text is view.text or (not replace and len(text) == len(view.text)):
             return View(name, text, view.offsets)  # nothing replaced, or only empty matches
+        listed = pattern if resized is None else resized
         return View(
-            name, text, EditedMap(view.offsets, fixed_edits(pattern, view.text, len(replace)))
+            name, text, EditedMap(view.offsets, fixed_edits(listed, view.text, len(replace)))
         )
-    resized: list[tuple[int, int, int]] = []  # (start, end, new length) of length changes
+    changes: list[tuple[int, int, int]] = []  # (start, end, new length) of length changes
 
     def record(match: Match) -> str:
         new = replace(match)
         a, b = match.span()
         if len(new) != b - a:
-            resized.append((a, b, len(new)))
+            changes.append((a, b, len(new)))
         return new
 
     text = pattern.sub(record, view.text)
-    if not resized:
+    if not changes:
         return View(name, text, view.offsets)
-    return View(name, text, EditedMap(view.offsets, [Edits.of(resized)]))
+    return View(name, text, EditedMap(view.offsets, [Edits.of(changes)]))
 
 
 def fixed_edits(pattern: Pattern, text: str, size: int) -> Iterator[Edits]:

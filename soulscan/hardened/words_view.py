@@ -28,6 +28,9 @@ _JOINERS = regex.compile(f"[{_JOINER_CHARS}]+")
 # Every run of separators becomes one space; a run that already is one space is skipped, so
 # ordinary prose costs no replacement per word.
 _SEPARATORS = regex.compile(r"[^\p{L}\p{N} ][^\p{L}\p{N}]*| [^\p{L}\p{N}]+")
+# Its matches that a span mapping lists: each match is a whole run of separators (but a
+# lone space), and one of a single character maps as it did.
+_SEPARATOR_RUNS = regex.compile(r"[^\p{L}\p{N}]{2,}")
 # The same two passes for an ASCII text, on `re` (letters and digits of ASCII are [A-Za-z0-9]).
 _ASCII_JOINERS = re.compile(f"[{_JOINER_CHARS[:4]}]+")
 _ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9 ][^A-Za-z0-9]*| [^A-Za-z0-9]+")
@@ -194,7 +197,7 @@ def _single_spaced(view: View, plain: bool) -> tuple[View, list[str] | None]:
     a space, and the words between the spaces are joined by one. The view maps as the one
     `rewrite` makes."""
     if not plain:
-        return rewrite(view, "words", _SEPARATORS, " "), None
+        return rewrite(view, "words", _SEPARATORS, " ", _SEPARATOR_RUNS), None
     text = view.text
     ascii = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
     spaced = ascii.translate(_SEPARATOR_TO_SPACE)
