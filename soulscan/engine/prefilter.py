@@ -78,13 +78,14 @@ class GatedRule:
     def may_match(self, prepared: PreparedText) -> bool:
         return self.groups is None or prepared.meets(self.groups, self.rule.anchors_folded)
 
-    def search(self, prepared: PreparedText) -> bool:
-        """Does the rule match the prepared text (which has passed ``may_match``)?"""
+    def search(self, prepared: PreparedText, starts: Sequence[str] | None = None) -> bool:
+        """Does the rule match the prepared text (which has passed ``may_match``)?
+        ``starts``: its start strings but those known not to occur, when the caller knows."""
         if self.linear is not None:
             return self.linear.search(prepared.text)
         if self.necessary is not None and self._ruled_out(prepared):
             return False
-        places = self._start_places(prepared)
+        places = self._start_places(prepared, starts)
         if places is None:
             return self.pattern.search(prepared.text) is not None
         match, text = self.pattern.match, prepared.text
@@ -116,14 +117,16 @@ class GatedRule:
         places = start_places(haystack, necessary.starts, len(text), most_places(len(text)))
         return places is not None and not necessary.occurs_at(text, places)
 
-    def _start_places(self, prepared: PreparedText) -> list[int] | None:
+    def _start_places(self, prepared: PreparedText,
+                      starts: Sequence[str] | None = None) -> list[int] | None:
         """Where a match can start, when that is known and there are few such places."""
         if self.starts is None:
             return None
         text = prepared.text
         folded = self.rule.anchors_folded
         haystack = prepared.folded if folded else text
-        starts = prepared.not_known_absent(self.starts, folded)
+        if starts is None:
+            starts = prepared.not_known_absent(self.starts, folded)
         return start_places(haystack, starts, len(text), most_places(len(text)))
 
 
@@ -155,9 +158,11 @@ class RuleSetGate:
     first group pick those rules out, so a text costs a few C-speed passes and no per-rule
     work for the rules it rules out.
 
-    What each pivot-to-end part the scan finds proves is worked out here once: the rules
-    it opens (a bit each, in table order), the anchors it proves present, and the anchors
-    it leaves unsure (told apart with ``in`` only if a rule that is looked at needs them).
+    What each pivot-to-end part the scan finds proves is worked out here once, as one int:
+    the rules it opens (a bit each, in table order), the anchors it proves present, and the
+    anchors it leaves unsure (told apart with ``in`` only if a rule that is looked at needs
+    them). A text's scans then OR a few ints together, and each rule's groups are checked
+    with bit tests (the ``in`` of a member only where no scan spoke for it).
     """
 
     def __init__(self, rules: Sequence[GatedRule]) -> None:
@@ -188,20 +193,41 @@ class RuleSetGate:
             for anchor in entry.groups[0]:
                 opened_by[anchor] = opened_by.get(anchor, 0) | 1 << index
         self._by_bit = {1 << index: entry for index, entry in enumerate(self.rules)}
-        # each rule's groups the scans decide (dict look-ups), checked before its lowered pattern
-        self._decided = {1 << index: tuple(group for group in entry.groups or ()
-                                           if entry.rule.anchors_folded and pinned.issuperset(group))
-                         for index, entry in enumerate(self.rules)}
-        self._unpinned_openers = tuple(
-            (anchor, opened_by[anchor]) for anchor in sorted(set(opened_by) - pinned))
-        self._pinned_absent = dict.fromkeys(sorted(pinned), False)
-        # each scan's pattern, and what it finds -> (rules it may open, {anchor proven
-        # present: True}, unsure anchors)
-        self._found = tuple((scan.pivot, scan.pattern.findall, {
-            found: (_opened_by(proven, opened_by) | _opened_by(unsure, opened_by),
-                    dict.fromkeys(proven, True), unsure)
+        # What a text holds is kept in plain ints: one bit a rule (the rules opened), and one
+        # bit an anchor the rules look for in the folded text (the anchors known to occur,
+        # the anchors whose presence is known either way).
+        looked = sorted({anchor for entry in self.rules if entry.groups and entry.rule.anchors_folded
+                         for group in entry.groups for anchor in group})
+        bit = {anchor: 1 << index for index, anchor in enumerate(looked)}
+        self._rule_mask = (1 << len(self.rules)) - 1
+        self._anchor_mask = (1 << len(looked)) - 1
+        self._proven_at = len(self.rules)
+        self._unsure_at = len(self.rules) + len(looked)
+        self._pinned = _bits(pinned, bit)
+        # each scan's pivot, its pattern, and what it finds -> one int: the rules it may
+        # open, the anchors it proves present (shifted by ``_proven_at``) and the anchors it
+        # leaves unsure (by ``_unsure_at``: told apart with ``in`` only if a rule needs them)
+        self._found = tuple((scan.pivot or "", scan.pattern.findall, {
+            found: (_opened_by(proven, opened_by) | _opened_by(unsure, opened_by)
+                    | _bits(proven, bit) << self._proven_at | _bits(unsure, bit) << self._unsure_at)
             for found, (proven, unsure) in scan.outcomes.items()
         }) for scan in self.scans if scan.pattern is not None)
+        self._unpinned_openers = tuple(
+            (anchor, opened_by[anchor], bit[anchor]) for anchor in sorted(set(opened_by) - pinned))
+        # each rule's groups as (mask, members with their bits), in checking order: all of
+        # them, and those the scans decide (checked before a lowered pattern, which then
+        # answers for the rest); None for a rule whose anchors are not on the folded text
+        self._groups = {1 << index: _group_bits(entry.groups, bit) if entry.rule.anchors_folded else None
+                        for index, entry in enumerate(self.rules)}
+        self._decided = {1 << index: _group_bits(tuple(
+            group for group in entry.groups or () if pinned.issuperset(group)), bit)
+            if entry.rule.anchors_folded else None for index, entry in enumerate(self.rules)}
+        # each rule's start strings with their anchor bits (0: not an anchor), so those
+        # known not to occur are not looked for
+        self._starts = {1 << index: tuple((start, bit.get(start, 0)) for start in entry.starts)
+                        if entry.starts is not None and entry.rule.anchors_folded else None
+                        for index, entry in enumerate(self.rules)}
+        self._anchor_of = {anchor_bit: anchor for anchor, anchor_bit in bit.items()}
         # Every string looked for in the folded text holds neither "?" nor the non-ASCII
         # marker: a non-ASCII character may be folded to "?" (``PreparedText``).
         looked_for = anchors | {start for entry in self.rules if entry.rule.anchors_folded
@@ -215,70 +241,145 @@ class RuleSetGate:
         the caller knows it)."""
         return PreparedText(text, ascii_anchors_only=self.ascii_anchors_only, folded=folded)
 
-    def _opened(self, prepared: PreparedText) -> int:
-        """The rules (bits) whose first group may have a member in the text; whether each
-        anchor looked at occurs is left in ``prepared`` for the rules' own checks."""
-        folded = prepared.folded
-        opened = self._always
-        known = self._pinned_absent.copy()
-        unsure: set[str] = set()
-        for pivot, findall, found in self._found:
-            if pivot is not None and pivot not in folded:  # one memchr
-                continue
-            finds = findall(folded)
-            if not finds:  # most scans of a short text find nothing
-                continue
-            for tail in set(finds):
-                opens, proven, maybe = found[tail]
-                opened |= opens
-                if proven:
-                    known.update(proven)
-                if maybe:
-                    unsure |= maybe
-        for anchor in unsure:  # not proven by another part: left to ``in``
-            if not known[anchor]:
-                del known[anchor]
-        for anchor, opens in self._unpinned_openers:
+    def _look(self, folded: str) -> tuple[int, int, int]:
+        """(the rules, as bits, whose first group may have a member in ``folded``; the anchors
+        known to occur; the anchors whose presence is known): the scans, one ``in`` a pivot
+        before each (a text that lacks the pivot needs no scan), then an ``in`` for each
+        first-group member no scan pins, unless its rules are opened already."""
+        found = 0
+        for pivot, findall, outcomes in self._found:
+            if pivot in folded:  # one memchr
+                finds = findall(folded)
+                if finds:  # most scans of a short text find nothing
+                    for tail in set(finds):
+                        found |= outcomes[tail]
+        opened = found & self._rule_mask | self._always
+        proven = found >> self._proven_at & self._anchor_mask
+        # a pinned anchor no find speaks for is absent; one a find left unsure is unknown
+        known = self._pinned & ~(found >> self._unsure_at) | proven
+        for anchor, opens, anchor_bit in self._unpinned_openers:
             if opened & opens != opens:
-                known[anchor] = present = anchor in folded
-                if present:
+                known |= anchor_bit
+                if anchor in folded:
+                    proven |= anchor_bit
                     opened |= opens
-        prepared.record_folded(known)
-        return opened
+        return opened, proven, known
 
     def candidates(self, prepared: PreparedText) -> Iterator[GatedRule]:
         """The rules whose anchors all occur in the prepared text, in table order."""
-        opened = self._opened(prepared)
-        by_bit = self._by_bit
+        folded = prepared.folded
+        opened, proven, known = self._look(folded)
+        by_bit, all_groups = self._by_bit, self._groups
         while opened:
             lowest = opened & -opened
             opened ^= lowest
             entry = by_bit[lowest]
-            if entry.may_match(prepared):
+            groups = all_groups[lowest]
+            if groups is None:
+                if entry.may_match(prepared):
+                    yield entry
+                continue
+            met, proven, known = _meets(groups, folded, proven, known)
+            if met:
+                prepared.record_folded(self._known(proven, known))  # for the rule's own search
                 yield entry
 
     def matching_rules(self, prepared: PreparedText) -> list[Rule]:
         """The rules (built-in, searched without a time limit) that match the prepared
         text, in table order."""
-        # ``candidates`` written out: this runs once a scanned text, most of them short
-        opened = self._opened(prepared)
-        by_bit, decided = self._by_bit, self._decided
+        # ``candidates`` written out, with the groups' checks inlined: this runs once a
+        # scanned text, most of them short
         folded = prepared.folded
+        opened, proven, known = self._look(folded)
+        by_bit = self._by_bit
         # an ASCII text is answered by its rules' lowered patterns (``soulscan.engine.lowered``)
         ascii_text = prepared.text.isascii()
+        decided, all_groups = self._decided, self._groups
         matching = []
         while opened:
             lowest = opened & -opened
             opened ^= lowest
             entry = by_bit[lowest]
             lowered = entry.lowered if ascii_text else None
-            if lowered is not None:
-                if prepared.meets(decided[lowest], True) and lowered.search(folded) is not None:
+            groups = decided[lowest] if lowered is not None else all_groups[lowest]
+            if groups is None:  # anchors on the unfolded text: the rule checks them itself
+                if entry.may_match(prepared) and entry.search(prepared):
                     matching.append(entry.rule)
                 continue
-            if entry.may_match(prepared) and entry.search(prepared):
-                matching.append(entry.rule)
+            for mask, members in groups:
+                if proven & mask:
+                    continue
+                if known & mask != mask:  # some member not looked for yet
+                    for anchor, anchor_bit in members:
+                        if not known & anchor_bit:
+                            known |= anchor_bit
+                            if anchor in folded:
+                                proven |= anchor_bit
+                                break
+                    else:
+                        break
+                    continue
+                break
+            else:
+                if lowered is not None:
+                    if lowered.search(folded) is not None:
+                        matching.append(entry.rule)
+                elif entry.search(prepared, self._unruled_starts(lowest, proven, known)):
+                    matching.append(entry.rule)
         return matching
+
+    def _unruled_starts(self, rule_bit: int, proven: int, known: int) -> Sequence[str] | None:
+        """The rule's start strings but those known not to occur (None: it has none)."""
+        starts = self._starts[rule_bit]
+        if starts is None:
+            return None
+        absent = known & ~proven
+        return [start for start, start_bit in starts if not absent & start_bit]
+
+    def _known(self, proven: int, known: int) -> dict[str, bool]:
+        """Whether each anchor of ``known`` occurs, as ``PreparedText.record_folded`` takes it."""
+        anchor_of = self._anchor_of
+        found: dict[str, bool] = {}
+        while known:
+            lowest = known & -known
+            known ^= lowest
+            found[anchor_of[lowest]] = bool(proven & lowest)
+        return found
+
+
+Groups = tuple[tuple[int, tuple[tuple[str, int], ...]], ...]
+
+
+def _bits(anchors: Iterable[str], bit: dict[str, int]) -> int:
+    found = 0
+    for anchor in anchors:
+        found |= bit[anchor]
+    return found
+
+
+def _group_bits(groups: Anchors | None, bit: dict[str, int]) -> Groups:
+    """Each group as (the bits of its members, its members with their bits)."""
+    return tuple((_bits(group, bit), tuple((anchor, bit[anchor]) for anchor in group))
+                 for group in groups or ())
+
+
+def _meets(groups: Groups, folded: str, proven: int, known: int) -> tuple[bool, int, int]:
+    """Does every group have a member in ``folded``? Members not known either way are
+    looked for with ``in`` (in order, until one occurs); what was learnt is returned too."""
+    for mask, members in groups:
+        if proven & mask:
+            continue
+        if known & mask == mask:
+            return False, proven, known
+        for anchor, anchor_bit in members:
+            if not known & anchor_bit:
+                known |= anchor_bit
+                if anchor in folded:
+                    proven |= anchor_bit
+                    break
+        else:
+            return False, proven, known
+    return True, proven, known
 
 
 def _by_pinned(rules: Sequence[GatedRule], pinned: frozenset[str]) -> tuple[GatedRule, ...]:
