@@ -208,3 +208,32 @@ def test_analysis_gates_as_each_view_alone_on_examples(kind: str) -> None:
 @given(st.lists(st.tuples(_PIECES, _GLUE), min_size=1, max_size=4))
 def test_analysis_gates_as_each_view_alone_on_spliced_examples(parts: list[tuple[str, str]]) -> None:
     _assert_analysis_gates_as_each_view_alone("".join(piece + glue for piece, glue in parts), "agents")
+
+
+# Words texts made of a few tokens, and anchors made of their pieces: every kind of anchor
+# a token finder tells apart (a whole token, a piece of one with a space on either side or
+# none, several words with or without a whole word between spaces, non-ASCII), each found
+# or missed at the first and last token too.
+_VOCABULARY = ("ignore", "user", "the", "instructions", "ab", "a", "über", "忽略")
+_TOKEN_ANCHORS = sorted({
+    *(form for word in _VOCABULARY
+      for form in (word, f" {word}", f"{word} ", f" {word} ", word[:2], f" {word[:3]}", f"{word[-2:]} ")),
+    *(form for one in _VOCABULARY for two in _VOCABULARY
+      for form in (f"{one} {two}", f" {one} {two} ", f"{one[-2:]} {two[:2]}")),
+    "the user ignore", "a the ab", "r the u",
+})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_VOCABULARY), max_size=10), st.booleans(), st.booleans())
+def test_token_finder_finds_exactly_the_anchors_in_texts_of_tokens(
+    tokens: list[str], space_before: bool, space_after: bool
+) -> None:
+    text = " " * space_before + " ".join(tokens) + " " * space_after
+    folded = PreparedText(text).folded
+    expected = {anchor for anchor in _TOKEN_ANCHORS if anchor in folded}
+    if folded.endswith(NON_ASCII):
+        expected.add(NON_ASCII)
+    finder = token_finder(frozenset(_TOKEN_ANCHORS))
+    assert finder.tokens_pay
+    assert finder.present(folded) == expected, folded

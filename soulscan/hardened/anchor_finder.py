@@ -8,11 +8,12 @@ Two finders answer exactly for every anchor they are given, each suited to one k
   made only of common characters; the few left are each searched with ``in``. The passes
   are built at first need: the first small texts are answered with an ``in`` per anchor,
   which costs less than building them;
-* ``TokenFinder`` (the words view, a text of words separated by single spaces): an anchor
-  of several words is searched for only when the text holds its words (``KeyedStrings``:
-  set intersections with the ``WordsIndex`` built by one split into tokens); the anchors
-  inside one word are found by one pivot pass over the text's distinct words, which hold
-  such an anchor exactly when the text does and are shorter.
+* ``TokenFinder`` (the words view, a text of words separated by single spaces): a whole
+  word between spaces is found by a set intersection with the text's tokens (``WordsIndex``,
+  one split); the anchors inside one word (maybe with a space on one side) by one pivot
+  pass over the text's distinct words, which hold such an anchor exactly when the text does
+  and are shorter; an anchor of several words is searched for only when the text holds a
+  word between two of its spaces, and the rest by one pivot pass over the text.
 
 ``tests/test_hardened_gate.py`` compares both with plain ``in``.
 """
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import regex
@@ -163,52 +163,59 @@ class TokenFinder:
     """Which of a fixed set of anchors occur in a folded words view."""
 
     def __init__(self, anchors: Sequence[str]) -> None:
-        tokens_pay = len(anchors) >= MIN_ANCHORS_FOR_TOKENS
+        self.tokens_pay = len(anchors) >= MIN_ANCHORS_FOR_TOKENS
+        self.anchors = tuple(anchors)
+        self.ascii_anchors = tuple(anchor for anchor in anchors if anchor.isascii())
         # ` word ` (one whole token, a space each side: the start strings of most rules of
         # the view) occurs in a text padded with spaces exactly when `word` is one of its
         # tokens: a set intersection answers for all of them
-        self.spaced_words = {
-            anchor[1:-1]: anchor for anchor in anchors if tokens_pay and _SPACED_WORD.fullmatch(anchor)
-        }
-        self.one_word = frozenset(anchor for anchor in anchors if _ONE_WORD.fullmatch(anchor))
+        self.spaced_words = {anchor[1:-1]: anchor for anchor in anchors if _SPACED_WORD.fullmatch(anchor)}
         spaced = set(self.spaced_words.values())
-        self.keyed = KeyedStrings(anchor for anchor in anchors if tokens_pay and anchor not in spaced)
-        self.in_one_token = [a for a in self.keyed.unkeyed if _WORD.fullmatch(a)]
-        self.elsewhere = [a for a in self.keyed.unkeyed if not _WORD.fullmatch(a)]
-        if not tokens_pay:
-            self.elsewhere = list(anchors)
-        # an ASCII text holds none of the others
-        self.ascii_elsewhere = [a for a in self.elsewhere if a.isascii()]
-        # The distinct words are short, but a hundred `in`s still read them a hundred times:
-        # one scan stopping at any but the commonest letters reads them once.
-        self.one_token_finder = PivotFinder(self.in_one_token, ONE_TOKEN_PIVOT_RANK)
+        # A piece of one word, maybe with a space on one side (` instr`, `user `), is in a
+        # padded text exactly when it is in its distinct tokens, each with a space each
+        # side, which are shorter: one pivot pass over them finds all such anchors.
+        one_word = [a for a in anchors if a not in spaced and a.isascii() and _ONE_WORD.fullmatch(a)]
+        self.in_tokens = PivotFinder(one_word, ONE_TOKEN_PIVOT_RANK)
+        # Anchors of several words are looked for only when the text holds a word between
+        # two of their spaces (the longest); the others by one pivot pass over the text.
+        self.by_token: dict[str, list[str]] = {}
+        across = []
+        for anchor in anchors:
+            if anchor in spaced or anchor in one_word or not anchor.isascii():
+                continue
+            inner = [piece for piece in anchor.split(" ")[1:-1] if piece]
+            if inner and not _NOT_SPACED.search(anchor):
+                self.by_token.setdefault(max(inner, key=lambda piece: (len(piece), piece)), []).append(anchor)
+            else:
+                across.append(anchor)
+        self.across = PivotFinder(across)
+        # an ASCII text holds none of these
+        self.non_ascii = PivotFinder(anchor for anchor in anchors if not anchor.isascii())
 
     def present(self, folded: str, words: WordsIndex | None = None) -> set[str]:
         """`words`: the index of `folded`, when it is built anyway."""
-        elsewhere = self.ascii_elsewhere if folded.isascii() else self.elsewhere
-        found = {anchor for anchor in elsewhere if anchor in folded}
+        ascii = folded.isascii()
+        if not self.tokens_pay:
+            found = {anchor for anchor in (self.ascii_anchors if ascii else self.anchors) if anchor in folded}
+        else:
+            if words is None:
+                words = WordsIndex.of(folded)
+            padded = _padded(folded)
+            found = self.in_tokens.found_in(f" {words.distinct} " if padded else folded)
+            tokens = words.tokens
+            by_token = self.by_token
+            for token in by_token.keys() & tokens:
+                found.update(anchor for anchor in by_token[token] if anchor in folded)
+            found |= self.across.found_in(folded)
+            if not ascii:
+                found |= self.non_ascii.found_in(folded)
+            spaced_words = self.spaced_words
+            held = spaced_words.keys() & tokens
+            if held and not padded:
+                held = {word for word in held if spaced_words[word] in folded}
+            found.update(spaced_words[word] for word in held)
         if folded.endswith(NON_ASCII):  # where PreparedText puts it
             found.add(NON_ASCII)
-        if not self.keyed.by_key and not self.in_one_token:
-            return found
-        if words is None:
-            words = WordsIndex.of(folded)
-        found |= self.one_token_finder.found_in(words.distinct)
-        padded = _padded(folded)
-        candidates = list(self.keyed.keyed_held_by(words))
-        if candidates:
-            # A piece of one word with a space on one side (` instr`, `user `) is at the
-            # start or end of a token of a padded text: the distinct tokens, each with a
-            # space each side, hold it exactly when the text does, and are shorter.
-            tokens = f" {words.distinct} " if padded else folded
-            one_word = self.one_word
-            found.update(anchor for anchor in candidates
-                         if anchor in (tokens if anchor in one_word else folded))
-        spaced_words = self.spaced_words
-        held = spaced_words.keys() & words.held[WHOLE]
-        if held and not padded:
-            held = {word for word in held if spaced_words[word] in folded}
-        found.update(spaced_words[word] for word in held)
         return found
 
 
@@ -222,17 +229,22 @@ def _padded(folded: str) -> bool:
     return folded.startswith(" ") and folded.endswith((" ", " " + NON_ASCII))
 
 
-@dataclass(frozen=True)
 class WordsIndex:
-    """The distinct tokens of a folded words view, and their first and last characters."""
+    """The distinct tokens of a folded words view (and, when asked, their first and last
+    characters)."""
 
-    held: tuple[set[str], set[str], set[str]]  # by WHOLE, HEAD, TAIL
-    # Every distinct token once: shorter than the text, and holding a string without a
-    # space exactly when the text does.
-    distinct: str
+    def __init__(self, tokens: set[str]) -> None:
+        self.tokens = tokens
+        # Every distinct token once: shorter than the text, and holding a string without a
+        # space exactly when the text does.
+        self.distinct = " ".join(tokens)
 
     @classmethod
     def of(cls, folded: str) -> WordsIndex:
-        tokens = set(folded.split(" "))
-        held = (tokens, {t[:KEY_CHARS] for t in tokens}, {t[-KEY_CHARS:] for t in tokens})
-        return cls(held, " ".join(tokens))
+        return cls(set(folded.split(" ")))
+
+    @functools.cached_property
+    def held(self) -> tuple[set[str], set[str], set[str]]:
+        """The token keys by WHOLE, HEAD, TAIL (``KeyedStrings``)."""
+        tokens = self.tokens
+        return (tokens, {t[:KEY_CHARS] for t in tokens}, {t[-KEY_CHARS:] for t in tokens})
