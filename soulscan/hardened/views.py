@@ -20,13 +20,20 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import regex
 
 from soulscan.hardened.confusables_data import TO_ASCII
 from soulscan.hardened.view_offsets import EditedMap, Edits
-from soulscan.hardened.view_rewrite import Match, View, identity_view, non_ascii_chars, rewrite
+from soulscan.hardened.view_rewrite import (
+    Match,
+    View,
+    identity_view,
+    non_ascii_chars,
+    rewrite,
+    rewrite_found,
+)
 from soulscan.hardened.words_view import words_view
 
 VIEW_NAMES = ("raw", "nfkc", "skeleton", "words")
@@ -65,6 +72,11 @@ _NFKC_MAY_CHANGE = regex.compile(r"[^\x00-\x7f\p{NFKC_Quick_Check=Yes}]")
 _NFKC_MAY_CHANGE_RUN = regex.compile(_NFKC_MAY_CHANGE.pattern + r"[^\x00-\x7f]*")
 _COMBINING_AFTER_NFKC = regex.compile(r"[\p{Mn}\p{Me}]+")
 _NON_ASCII_WORD = regex.compile(r"[\p{L}\p{N}]*[^\x00-\x7f][\p{L}\p{N}]*")
+_NON_ASCII_CHAR = re.compile(r"[^\x00-\x7f]")
+_LETTERS_BEFORE = regex.compile(r"[\p{L}\p{N}]*", regex.REVERSE)
+# A text with fewer non-ASCII characters than one in this many has its `_NON_ASCII_WORD`
+# matches found from each (`_non_ascii_words`), not by a search trying every character.
+_SPARSE_NON_ASCII = 16
 # A word is only folded when a look-alike of an ASCII letter is in it. On `re`: its table of
 # a large set of characters is looked up ~30x faster than `regex`'s.
 _CONFUSABLE = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(TO_ASCII)) + "]")
@@ -197,8 +209,32 @@ def skeleton_view(
         view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
     view = _lower(view, "skeleton")
     if not view.text.isascii() and _CONFUSABLE.search(view.text):
-        view = rewrite(view, "skeleton", _NON_ASCII_WORD, _fold_word)
+        view = _fold_spoofed_words(view)
     return view
+
+
+def _non_ascii_words(text: str) -> Iterator[Match]:
+    """The matches of `_NON_ASCII_WORD` in `text`, as `finditer` finds them. From where the
+    last one ended, the next starts at the run of letters and digits just before the next
+    non-ASCII character (from no earlier place: a character that is neither stands between),
+    and is the pattern's match there."""
+    position = 0
+    while (char := _NON_ASCII_CHAR.search(text, position)) is not None:
+        letters = _LETTERS_BEFORE.match(text, position, char.start())
+        word = _NON_ASCII_WORD.match(text, char.start() if letters is None else letters.start())
+        if word is None:  # never: the pattern matches at the non-ASCII character
+            raise AssertionError("no word at a non-ASCII character")
+        yield word
+        position = word.end()
+
+
+def _fold_spoofed_words(view: View) -> View:
+    """`rewrite(view, "skeleton", _NON_ASCII_WORD, _fold_word)`: in a text of few non-ASCII
+    characters, their words are found from each of them."""
+    text = view.text
+    if (len(text.encode("utf-8", "surrogatepass")) - len(text)) * _SPARSE_NON_ASCII > len(text):
+        return rewrite(view, "skeleton", _NON_ASCII_WORD, _fold_word)
+    return rewrite_found(view, "skeleton", _non_ascii_words(text), _fold_word)
 
 
 class Views:
