@@ -237,3 +237,15 @@ def test_token_finder_finds_exactly_the_anchors_in_texts_of_tokens(
     finder = token_finder(frozenset(_TOKEN_ANCHORS))
     assert finder.tokens_pay
     assert finder.present(folded) == expected, folded
+
+
+def test_what_a_gate_needs_of_start_strings_is_what_they_hold() -> None:
+    from soulscan.hardened.branch_search import anchors_held, leading_strings, starts_union
+
+    for view in VIEW_NAMES:
+        view_gate_ = view_gate(view, "agents")
+        for gated, _, _ in view_gate_.rules:
+            starts = starts_union([leading_strings(branch, gated.rule.regex_flags) for branch in gated.branches])
+            expected = anchors_held(starts, view_gate_.anchors)
+            assert view_gate_._needs(starts) == expected, gated.rule.id
+            assert view_gate_._needs(starts) == expected, gated.rule.id  # and once remembered

@@ -28,6 +28,7 @@ from soulscan.engine.rulepack import Rule
 from soulscan.hardened.anchor_finder import AnchorFinder, pivot_finder, token_finder
 from soulscan.hardened.branch_search import (
     BranchSearch,
+    Starts,
     anchors_held,
     leading_lookbehind,
     leading_strings,
@@ -245,9 +246,13 @@ class ViewGate:
                 branches_of.setdefault(test_index, []).append((rule_index, branch))
         self._branches_of = {index: tuple(pairs) for index, pairs in branches_of.items()}
         self._searches: dict[tuple[int, tuple[int, ...]], BranchSearch] = {}
-        # the live rules by the anchors found (the same dict for every text with those)
+        # the live rules by the anchors found (the same dict for every text with those),
+        # and by the tests those passed (texts with other anchors often pass the same)
         self._looked_up = frozenset(searched)
         self._live: dict[frozenset[str], dict[str, BranchSearch]] = {}
+        self._live_by_tests: dict[frozenset[int], dict[str, BranchSearch]] = {}
+        # start string -> the anchors it holds once folded (``branch_search.anchors_held``)
+        self._held: dict[str, frozenset[str]] = {}
 
     def _finder(self) -> AnchorFinder:
         """Built at first use: most views' anchors are looked up by a finder shared with
@@ -287,7 +292,14 @@ class ViewGate:
         return self._live[key]
 
     def _live_for(self, present: frozenset[str]) -> dict[str, BranchSearch]:
-        passed = self._passed(present)
+        passed = frozenset(self._passed(present))
+        if passed not in self._live_by_tests:
+            if len(self._live_by_tests) >= MAX_SEARCHES:
+                self._live_by_tests.clear()
+            self._live_by_tests[passed] = self._live_of_tests(passed)
+        return self._live_by_tests[passed]
+
+    def _live_of_tests(self, passed: frozenset[int]) -> dict[str, BranchSearch]:
         alive: dict[int, list[int]] = {}
         for test in passed:
             for rule_index, branch in self._branches_of.get(test, ()):
@@ -311,7 +323,7 @@ class ViewGate:
                 # the start strings the gate looks up are searched for only where they occur
                 merge_heads=rule.view not in START_STRING_VIEWS,
             )
-            needs = anchors_held(starts, self.anchors)
+            needs = self._needs(starts)
             live = None
             if len(branches) < len(gated.branches):
                 live = ("|".join(gated.branches[index] for index in branches), rule.regex_flags)
@@ -321,6 +333,14 @@ class ViewGate:
                 after = leading_lookbehind(rule.regex_source, rule.regex_flags)
             self._searches[key] = BranchSearch(rule.compiled, starts, needs, live, ends, after)
         return self._searches[key]
+
+
+    def _needs(self, starts: tuple[Starts, ...] | None) -> dict[str, frozenset[str]]:
+        """``anchors_held(starts, self.anchors)``, each string's anchors worked out once."""
+        strings = {string for group in starts or () for string in group.strings}
+        for string in strings - self._held.keys():
+            self._held[string] = anchors_held((Starts((string,)),), self.anchors).get(string, frozenset())
+        return {string: self._held[string] for string in strings if self._held[string]}
 
 
 # Searches (a rule and the branches of it a text left open) a gate keeps.
