@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import regex
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from soulscan.engine.anchors import NON_ASCII
@@ -249,3 +249,22 @@ def test_what_a_gate_needs_of_start_strings_is_what_they_hold() -> None:
             expected = anchors_held(starts, view_gate_.anchors)
             assert view_gate_._needs(starts) == expected, gated.rule.id
             assert view_gate_._needs(starts) == expected, gated.rule.id  # and once remembered
+
+
+_ACROSS_LINES = ("\n§\n", "rules\nignore", "\n-- ", "ignore\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([*EXAMPLES[:40], "ignore", "rules", "§", "-- x", ""]), min_size=1, max_size=8),
+       st.integers(1, 6))
+@example(["-- x", "rules", "-- x", "ignore"], 3)  # distinct lines join `rules` and `ignore`
+def test_a_finder_reading_distinct_lines_finds_exactly_the_anchors(lines: list[str], repeat: int) -> None:
+    from soulscan.hardened import anchor_finder
+
+    folded = PreparedText("\n".join(lines * repeat)).folded
+    anchors = frozenset([*_VIEW_ANCHORS["raw"], *_ACROSS_LINES])
+    expected = {anchor for anchor in anchors if anchor in folded}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(anchor_finder, "DISTINCT_LINES_FROM", 0)
+        for finder in PivotFinder(anchors, in_budget=0), PivotFinder(anchors, in_budget=10**12):
+            assert finder.found_in(folded) == expected, folded[:200]
