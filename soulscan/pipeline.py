@@ -23,8 +23,9 @@ import gc
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -37,7 +38,7 @@ from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files
 from soulscan.models import FileResult, Finding, ScanError, ScanReport
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from soulscan.parallel import SharedWork
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE", "PROFILES", "ScanOptions", "bundle_directory", "discover_and_scan",
@@ -216,14 +217,13 @@ def run_scan(
     the one bundle Hermes truncates; pass False when their kind was forced (``--as``).
     """
     _check_profile(options)
-    planner = _Planner(options, stdin, cursor_bundles)
-    for target in discovery.targets:
-        planner.add(target)
-    runnable = [item for _, item in planner.planned if isinstance(item, _Job)]
-    outcomes = iter(_run_jobs(runnable, options, jobs, on_progress))
-    done = {position: next(outcomes) for position, (_, item) in enumerate(planner.planned)
-            if isinstance(item, _Job)}
-    return _report(discovery, planner.planned, done)
+    scan = _OverlappedScan(_Planner(options, stdin, cursor_bundles), options, jobs, on_progress)
+    try:
+        for target in discovery.targets:
+            scan.add(target)
+        return scan.finish(discovery)
+    finally:
+        scan.close()
 
 
 def discover_and_scan(
@@ -313,66 +313,88 @@ class _Planner:
         return real
 
 
-# Lone-file jobs sent to a worker at a time: few enough that both workers stay busy to
-# the end, enough that the round trips cost little.
+# Jobs sent to a worker at a time (fewer near the end, ``soulscan.parallel``): enough that
+# the round trips cost little.
 _BATCH = 32
 
 
 class _OverlappedScan:
-    """Lone-file jobs go to the worker pool while discovery is still walking; cursor
-    bundles (complete only when the walk ends) and the rest go when it ends."""
+    """Targets planned as they are found. With ``jobs`` > 1, once there are enough, the
+    worker processes are forked and lone-file jobs go to them while discovery may still
+    be walking; cursor bundles (complete only when the walk ends) are queued at
+    ``finish``, where this process scans its own share (``soulscan.parallel``)."""
 
-    def __init__(self, planner: _Planner, options: ScanOptions, jobs: int) -> None:
+    def __init__(self, planner: _Planner, options: ScanOptions, jobs: int,
+                 on_progress: Callable[[int], None] | None = None) -> None:
         self.planner = planner
         self.options = options
         self.jobs = jobs
+        self.on_progress = on_progress
         self.done: dict[int, _Outcomes] = {}
-        self._ready: list[int] = []  # planned positions not yet handed out
-        self._sent: list[tuple[list[int], Future[list[_Outcomes]]]] = []
-        self._pool: ProcessPoolExecutor | None = None
+        self._ready: list[int] = []  # planned positions found before the workers started
+        self._shared: SharedWork[int, _Job, _Outcomes] | None = None
 
     def add(self, target: Target) -> None:
         position = self.planner.add(target)
-        if position is None:
+        if position is None or self.jobs <= 1:
+            return
+        if self._shared is not None:
+            self._shared.add(position, self._job(position))
             return
         self._ready.append(position)
-        if self._pool is None and len(self._ready) >= PARALLEL_THRESHOLD:
-            first = self._ready.pop(0)
-            self.done[first], self._pool = _scan_first_then_pool(
-                self._job(first), self.options, self.jobs)
-        if self._pool is not None and len(self._ready) >= _BATCH:
-            self._send(self._ready)
+        if len(self._ready) >= PARALLEL_THRESHOLD:
+            self._start(self._ready)
             self._ready = []
 
     def finish(self, discovery: Discovery) -> ScanReport:
         planned = self.planner.planned
-        if self._pool is None:  # too few files for a pool to pay
-            rest = [p for p, (_, item) in enumerate(planned) if isinstance(item, _Job)
-                    and p not in self.done]
-            outcomes = _run_jobs([self._job(p) for p in rest], self.options, self.jobs, None)
-            self.done.update(zip(rest, outcomes, strict=True))
-            return _report(discovery, planned, self.done)
-        remaining = [*self._ready, *sorted(self.planner.bundle_positions)]
-        for start in range(0, len(remaining), _BATCH):
-            self._send(remaining[start:start + _BATCH])
+        if self.jobs <= 1:
+            remaining = [p for p, (_, item) in enumerate(planned) if isinstance(item, _Job)]
+        else:
+            remaining = [*self._ready, *sorted(self.planner.bundle_positions)]
         self._ready = []
-        for positions, future in self._sent:
-            self.done.update(zip(positions, future.result(), strict=True))
+        if self.jobs > 1 and self._shared is None and len(remaining) >= PARALLEL_THRESHOLD:
+            self._start(remaining)
+            remaining = []
+        if self._shared is None:  # one job, or too few files for a worker to pay
+            for position in remaining:
+                self._record([(position, _scan_job(self._job(position), self.options))])
+            return _report(discovery, planned, self.done)
+        for position in remaining:
+            self._shared.add(position, self._job(position))
+        for outcomes in self._shared.results():
+            self._record(outcomes)
         return _report(discovery, planned, self.done)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+        if self._shared is not None:
+            self._shared.close()
+
+    def _start(self, positions: list[int]) -> None:
+        """Scan the first of ``positions`` here, then fork the workers and queue the rest:
+        the first scan loads and compiles the rule packs once, and forked workers inherit
+        them instead of each paying."""
+        first, *rest = positions
+        self._record([(first, _scan_job(self._job(first), self.options))])
+        # What the first scan built (compiled rules, gates) lives as long as the process: out
+        # of the collector's sight, neither the parent's collections nor the forked workers'
+        # walk it again (a worker's walk would also copy every page it touches).
+        gc.freeze()
+        from soulscan.parallel import SharedWork  # costs start-up; only for -j > 1
+
+        self._shared = SharedWork(partial(_scan_jobs, options=self.options), self.jobs - 1, _BATCH)
+        for position in rest:
+            self._shared.add(position, self._job(position))
+
+    def _record(self, outcomes: list[tuple[int, _Outcomes]]) -> None:
+        self.done.update(outcomes)
+        if self.on_progress is not None:
+            self.on_progress(sum(len(outcome) for _, outcome in outcomes))
 
     def _job(self, position: int) -> _Job:
         job = self.planner.planned[position][1]
         assert isinstance(job, _Job)
         return job
-
-    def _send(self, positions: list[int]) -> None:
-        assert self._pool is not None
-        jobs = [self._job(position) for position in positions]
-        self._sent.append((positions, self._pool.submit(_scan_jobs, jobs, self.options)))
 
 
 def _scan_jobs(jobs: list[_Job], options: ScanOptions) -> list[_Outcomes]:
@@ -388,42 +410,3 @@ def _prepare(target: Target, options: ScanOptions, stdin: BinaryIO | None) -> _J
         return ScanError(target.display, str(exc))
     except OSError as exc:
         return ScanError(target.display, describe_os_error(exc, target.path or Path("-")))
-
-
-def _scan_first_then_pool(
-    first: _Job, options: ScanOptions, jobs: int
-) -> tuple[_Outcomes, ProcessPoolExecutor]:
-    """Scan ``first`` here, then start the worker pool: the first scan loads and compiles
-    the rule packs once, and forked workers inherit them instead of each paying for it."""
-    outcome = _scan_job(first, options)
-    from concurrent.futures import ProcessPoolExecutor  # costs start-up; only for -j > 1
-
-    # What the first scan built (compiled rules, gates) lives as long as the process: out
-    # of the collector's sight, neither the parent's collections nor the forked workers'
-    # walk it again (a worker's walk would also copy every page it touches).
-    gc.freeze()
-    return outcome, ProcessPoolExecutor(max_workers=jobs)
-
-
-def _run_jobs(
-    runnable: Sequence[_Job],
-    options: ScanOptions,
-    jobs: int,
-    on_progress: Callable[[int], None] | None,
-) -> Iterator[tuple[FileResult | ScanError, ...]]:
-    def done(outcome: tuple[FileResult | ScanError, ...]) -> tuple[FileResult | ScanError, ...]:
-        if on_progress is not None:
-            on_progress(len(outcome))
-        return outcome
-
-    if jobs <= 1 or len(runnable) < PARALLEL_THRESHOLD:
-        for job in runnable:
-            yield done(_scan_job(job, options))
-        return
-    first, rest = runnable[0], runnable[1:]
-    outcome, pool = _scan_first_then_pool(first, options, jobs)
-    yield done(outcome)
-    with pool:
-        chunksize = max(1, len(rest) // (jobs * 8))
-        for outcome in pool.map(_scan_job, rest, [options] * len(rest), chunksize=chunksize):
-            yield done(outcome)

@@ -1,0 +1,202 @@
+"""``soulscan.parallel.SharedWork``: every job's result exactly once, whoever ran it (this
+process or a forked worker); a worker's exception or death raised here; big payloads
+both ways without a deadlock; no worker left after ``close``, whatever happened."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from soulscan.parallel import SharedWork, WorkerLost
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _square_with_pid(jobs: list[int]) -> list[tuple[int, int]]:
+    time.sleep(0.001)  # slower than queueing: jobs are left for this process at the end
+    return [(job * job, os.getpid()) for job in jobs]
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a process (a zombie, never reaped, counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _all_results(shared: SharedWork[str, int, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    results: dict[str, tuple[int, int]] = {}
+    for chunk in shared.results():
+        for key, result in chunk:
+            assert key not in results, "a job's result given twice"
+            results[key] = result
+    return results
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize("count", [0, 1, 6, 7, 8, 200, 2_000])
+def test_every_job_once_with_its_own_result(workers: int, count: int) -> None:
+    shared: SharedWork[str, int, tuple[int, int]] = SharedWork(_square_with_pid, workers, chunk=7)
+    pids = [worker.pid for worker in shared._workers]
+    try:
+        for job in range(count):
+            shared.add(f"k{job}", job)
+        results = _all_results(shared)
+    finally:
+        shared.close()
+    assert {key: value for key, (value, _) in results.items()} == {
+        f"k{job}": job * job for job in range(count)}
+    if count >= 2_000:  # enough for everyone: this process and every worker took a share
+        assert {pid for _, pid in results.values()} == {os.getpid(), *pids}
+    assert len(pids) == workers
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def test_results_are_given_as_workers_finish_for_a_progress_bar() -> None:
+    shared: SharedWork[int, int, tuple[int, int]] = SharedWork(_square_with_pid, 1, chunk=4)
+    try:
+        for job in range(400):
+            shared.add(job, job)
+        sizes = [len(chunk) for chunk in shared.results()]
+    finally:
+        shared.close()
+    assert sum(sizes) == 400
+    assert max(sizes) <= 4  # never more than a chunk at a time
+    assert len(sizes) >= 400 // 4
+
+
+def _fail_on_13(jobs: list[int]) -> list[int]:
+    if 13 in jobs and os.getpid() != PARENT:
+        raise ValueError("job 13 is unlucky")
+    return jobs
+
+
+class _Unpicklable(Exception):
+    def __init__(self, lock: object) -> None:
+        super().__init__("holds a lock")
+        self.lock = lock
+
+    def __reduce__(self) -> str | tuple[object, ...]:
+        raise TypeError("not picklable")
+
+
+def _fail_unpicklably(jobs: list[int]) -> list[int]:
+    if os.getpid() != PARENT:
+        raise _Unpicklable(object())
+    return jobs
+
+
+PARENT = os.getpid()
+
+
+@pytest.mark.parametrize(
+    ("run", "expected", "message"),
+    [
+        pytest.param(_fail_on_13, ValueError, "job 13 is unlucky", id="exception-as-raised"),
+        pytest.param(_fail_unpicklably, RuntimeError, "_Unpicklable: holds a lock",
+                     id="unpicklable-exception-as-its-name"),
+    ],
+)
+def test_a_worker_exception_is_raised_here(
+    run: object, expected: type[Exception], message: str
+) -> None:
+    shared: SharedWork[int, int, int] = SharedWork(run, 2, chunk=4)  # type: ignore[arg-type]
+    pids = [worker.pid for worker in shared._workers]
+    try:
+        with pytest.raises(expected, match=message):  # from a later add, or from results
+            for job in range(12, 400):  # job 13 in the workers' first chunk
+                shared.add(job, job)
+            _drain(shared.results())
+    finally:
+        shared.close()
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def _drain(chunks: Iterator[list[tuple[int, int]]]) -> None:
+    for _ in chunks:
+        pass
+
+
+def _slow(jobs: list[int]) -> list[int]:
+    time.sleep(0.01)
+    return jobs
+
+
+def test_a_worker_killed_is_a_worker_lost() -> None:
+    shared: SharedWork[int, int, int] = SharedWork(_slow, 1, chunk=2)
+    pids = [worker.pid for worker in shared._workers]
+    try:
+        for job in range(2_000):
+            shared.add(job, job)
+        os.kill(pids[0], signal.SIGKILL)
+        with pytest.raises(WorkerLost, match=f"worker process {pids[0]} ended"):
+            _drain(shared.results())
+    finally:
+        shared.close()
+    assert not _alive(pids[0])
+
+
+def test_close_while_workers_are_busy_leaves_none() -> None:
+    shared: SharedWork[int, int, int] = SharedWork(_slow, 3, chunk=2)
+    pids = [worker.pid for worker in shared._workers]
+    for job in range(2_000):
+        shared.add(job, job)
+    next(shared.results())  # some work started, most not
+    shared.close()
+    assert len(pids) == 3
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def test_without_a_process_to_fork_this_process_does_everything(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    shared: SharedWork[str, int, tuple[int, int]] = SharedWork(_square_with_pid, 2, chunk=3)
+    try:
+        for job in range(50):
+            shared.add(str(job), job)
+        results = _all_results(shared)
+    finally:
+        shared.close()
+    assert not shared._workers
+    assert results == {str(job): (job * job, os.getpid()) for job in range(50)}
+
+
+_BIG_PAYLOADS = """
+import os
+from soulscan.parallel import SharedWork
+
+def run(jobs):
+    return [job * 3 for job in jobs]
+
+shared = SharedWork(run, 2, chunk=2)
+try:
+    for number in range(40):  # 1 MB a job, 3 MB a result: both pipes fill many times over
+        shared.add(number, bytes([number]) * 1_000_000)
+    results = dict(pair for chunk in shared.results() for pair in chunk)
+finally:
+    shared.close()
+assert results == {n: bytes([n]) * 3_000_000 for n in range(40)}
+print("ok")
+"""
+
+
+def test_payloads_bigger_than_a_pipe_pass_both_ways_without_a_deadlock() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_BIG_PAYLOADS)], capture_output=True, text=True,
+        timeout=120, check=False, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert (completed.returncode, completed.stdout, completed.stderr) == (0, "ok\n", "")
