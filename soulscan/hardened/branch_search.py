@@ -396,8 +396,10 @@ def leading_lookbehind(source: str, flags: int) -> regex.Pattern[str] | None:
     only ones where a match can start; None otherwise, or when case folding could let it
     read more than one character."""
     written = _LEADING_LOOKBEHIND.match(source)
+    if written is None or flags & regex.IGNORECASE or _INLINE_FLAGS.search(source):
+        return None  # (checked first: most patterns are never parsed here)
     parsed = _parsed(source, flags)
-    if written is None or parsed is None or flags & regex.IGNORECASE or _INLINE_FLAGS.search(source):
+    if parsed is None:
         return None
     try:
         alone = _parser.parse(written.group(), 0)
