@@ -1,5 +1,6 @@
-"""A case-insensitive pattern rewritten for lower-cased text: exact on ASCII text, and never
-used on other text (a loosened form for them searched exponentially long)."""
+"""A case-insensitive pattern rewritten for lower-cased text: exact on ASCII text and on text
+whose other characters are all symbols (each folded to ``?``, which the pattern must not name),
+and never loosened for other text (a loosened form searched exponentially long)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine.lowered import lowered_pattern
+from soulscan.engine.anchors import FOLDS_TO_ASCII
+from soulscan.engine.lowered import SYMBOL_STAND_IN, lowered_pattern, takes_symbols
 from soulscan.engine.rulepack import runtime_pack
+from soulscan.hermes.sparse_window import window_facts
 
 RULES = [rule for rule in runtime_pack().rules if rule.anchors_folded]
 LOWERED = [(rule.pattern, lowered) for rule in RULES
@@ -81,3 +84,75 @@ def test_refused(pattern: str) -> None:
 def test_only_case_insensitive_patterns() -> None:
     assert lowered_pattern("abc", 0) is None
     assert lowered_pattern("abc", re.IGNORECASE | re.MULTILINE) is None
+
+
+# Symbols: non-ASCII characters ``re`` reads as no word, space or digit character (hidden
+# characters, quotes, dashes, emoji, a tag, a lone surrogate, a mark, a circled letter).
+SYMBOLS = ["\u200b", "\u200d", "\u2019", "\u201c", "\u2014", "\u2026", "\U0001f600", "\u2705",
+           "\U000e0041", "\ud800", "\u00a7", "\u00ad", "\u24b6", "\u20e3", "\u202e"]
+SYMBOL_TEXTS = st.lists(
+    st.one_of(st.sampled_from(WORDS).map(str.upper), st.sampled_from(WORDS),
+              st.sampled_from(SYMBOLS), st.sampled_from(SYMBOLS).map(lambda s: s * 3),
+              st.tuples(st.sampled_from(WORDS), st.sampled_from(SYMBOLS),
+                        st.sampled_from(WORDS)).map("".join),
+              st.text(st.characters(max_codepoint=0x7F), max_size=3), st.just(" ")),
+    max_size=40,
+).map("".join)
+TAKING = [(pattern, lowered) for pattern, lowered in LOWERED + SHAPED
+          if takes_symbols(pattern, re.IGNORECASE)]
+
+
+def test_symbols_are_what_re_reads_as_no_word_space_or_digit_character() -> None:
+    assert not any(re.match(r"[\w\s]", symbol) for symbol in SYMBOLS)
+    facts = window_facts("it\u2019s \U0001f600 done\u200b", frozenset())
+    assert facts.normal and facts.symbols_only
+    assert window_facts("ogham\u1680space", frozenset()).normal
+    assert not window_facts("ogham\u1680space", frozenset()).symbols_only
+    assert not window_facts("caf\u00e9 \u2019", frozenset()).symbols_only
+    assert len(TAKING) == len(LOWERED) + len(SHAPED) - 1  # qq[^\s?]?\w names "?"
+
+
+@settings(max_examples=400, deadline=None)
+@given(SYMBOL_TEXTS)
+def test_exact_on_text_of_ascii_and_symbols(text: str) -> None:
+    folded = text.encode("ascii", "replace").decode("ascii").lower()
+    for pattern, lowered in TAKING:
+        expected = [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+        assert [m.span() for m in lowered.finditer(folded)] == expected, pattern
+
+
+def test_re_reads_each_non_ascii_character_and_its_lower_case_alike() -> None:
+    """Each class test of a case-insensitive set reads a character's lower case; the folded
+    text holds ``?`` for the character itself. Every code point: no class tells them apart,
+    and none but the four that fold to ASCII is a case of an ASCII character."""
+    every = "".join(map(chr, range(0x80, 0x110000)))
+    for category in (r"\w", r"\s", r"\d"):
+        assert re.findall(f"[{category}]", every) == re.findall(f"[{category}]", every, re.IGNORECASE)
+    ascii_letters = "".join(map(chr, range(0x80)))
+    assert sorted(re.findall(f"[{re.escape(ascii_letters)}]", every, re.IGNORECASE)) == sorted(FOLDS_TO_ASCII)
+    assert not re.match(r"[\w\s]", SYMBOL_STAND_IN)
+
+
+@pytest.mark.parametrize(("pattern", "text"), [
+    pytest.param(r"qq[^\s?]?\w", "qq\u2705a", id="negated-set"),
+    pytest.param(r"ab\?", "ab\u2019", id="literal"),
+    pytest.param(r"ab[!-~]", "ab\u2019", id="range"),
+])
+def test_a_pattern_naming_the_stand_in_tells_it_from_a_symbol(pattern: str, text: str) -> None:
+    """Why such patterns are refused: the folded text answers otherwise than the text."""
+    lowered = lowered_pattern(pattern, re.IGNORECASE)
+    assert lowered is not None and not takes_symbols(pattern, re.IGNORECASE)
+    folded = text.encode("ascii", "replace").decode("ascii").lower()
+    assert bool(re.search(pattern, text, re.IGNORECASE)) != bool(lowered.search(folded))
+
+
+@pytest.mark.parametrize("pattern", [
+    pytest.param(r"ab\?", id="literal"),
+    pytest.param(r"ab[^?]", id="negated-set"),
+    pytest.param(r"ab[!-~]", id="range"),
+    pytest.param(r"ab(?:x|(?<=\?))", id="in-a-lookbehind-of-a-branch"),
+    pytest.param(r"ab[\w?]{2}", id="in-a-repeated-set"),
+])
+def test_patterns_naming_the_stand_in_do_not_take_symbols(pattern: str) -> None:
+    assert lowered_pattern(pattern, re.IGNORECASE) is not None
+    assert not takes_symbols(pattern, re.IGNORECASE)

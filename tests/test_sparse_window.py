@@ -3,6 +3,7 @@ every character, and the Unicode facts the NFKC shortcut rests on."""
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 
@@ -42,6 +43,9 @@ def test_facts_are_those_of_every_character(window: str) -> None:
         prepared = PreparedText(window, ascii_anchors_only=True)
         assert facts.folded in (None, prepared.folded)
         assert (facts.folded is None) == any(ch in window for ch in "\u0130\u0131\u017f\u212a")
+        if facts.folded is not None:
+            assert facts.symbols_only == all(re.match(r"[\w\s]", ch) is None
+                                             for ch in window if not ch.isascii())
 
 
 @pytest.mark.parametrize(("window", "normal"), [

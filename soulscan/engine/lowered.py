@@ -17,6 +17,15 @@ as ``?``): widening ``\\w`` and ``\\s`` to take ``?`` lets nested repeats such a
 ``(?:\\w+\\s+)*`` split a run of ``?`` every way: on a text of hidden characters that the
 pattern itself fails at once, the search had not finished after 12 minutes.
 
+What is exact is narrower (``takes_symbols``): a text whose non-ASCII characters are all
+*symbols* (``re`` reads none of them, nor its lower case, as a word, space or digit
+character, and none is a case of an ASCII letter: emoji, curly quotes, dashes, hidden
+characters) folds each of them to ``?``, which no node tells apart from them when the
+pattern names ``?`` nowhere: a literal or set member is ASCII and never ``?``, a class
+(``\\w``, ``\\s``, ``\\d``, negated or not) takes neither, ``.`` takes both, and a boundary
+sees a non-word character either way. Nothing is widened: the search on the folded text
+makes the very steps the runtime's search makes on the text.
+
 Only ASCII pattern text is rewritten; anything else (non-ASCII literals, inline flags,
 backreferences) leaves the rule on its usual path.
 """
@@ -56,6 +65,49 @@ def lowered_pattern(pattern: str, flags: int) -> re.Pattern[str] | None:
         return _compile(parsed, _rewrite(nodes))
     except _Refused:
         return None
+
+
+# What ``PreparedText.folded`` holds for a non-ASCII character (``str.encode``'s replacement).
+SYMBOL_STAND_IN = "?"
+
+
+def takes_symbols(pattern: str, flags: int) -> bool:
+    """Is ``lowered_pattern(pattern, flags)`` exact on the folded form of a text whose
+    non-ASCII characters are all symbols (no literal or set member of ``pattern`` is
+    ``SYMBOL_STAND_IN``)? The caller has checked that the lowered pattern exists."""
+    try:
+        nodes = list(_parser.parse(pattern, 0))
+    except re.error:
+        return False
+    return not _names(nodes, ord(SYMBOL_STAND_IN))
+
+
+def _names(nodes: list[Any], code: int) -> bool:
+    """Does a literal, a negated literal or a set member of ``nodes`` stand for ``code``?"""
+    for op, av in nodes:
+        if op is C.LITERAL or op is C.NOT_LITERAL:
+            named = av == code
+        elif op is C.IN:
+            named = any(item is C.LITERAL and value == code
+                        or item is C.RANGE and value[0] <= code <= value[1] for item, value in av)
+        else:
+            named = any(_names(list(body), code) for body in _bodies(op, av))
+        if named:
+            return True
+    return False
+
+
+def _bodies(op: Any, av: Any) -> list[Any]:
+    """The sub-patterns a node holds."""
+    if op in _REPEATS:
+        return [av[2]]
+    if op is C.SUBPATTERN:
+        return [av[3]]
+    if op is C.BRANCH:
+        return list(av[1])
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return [av[1]]
+    return []
 
 
 def _compile(parsed: Any, nodes: list[Any]) -> re.Pattern[str]:

@@ -33,7 +33,7 @@ import regex
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
 from soulscan.engine.anchorscan import letter_scans, on_pivots_of, pinnable, pivot_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
-from soulscan.engine.lowered import lowered_pattern
+from soulscan.engine.lowered import lowered_pattern, takes_symbols
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
 from soulscan.engine.segments import NecessaryRun, necessary_run
@@ -67,6 +67,13 @@ class GatedRule:
         """The pattern rewritten for the folded text (``soulscan.engine.lowered``), unless a
         linear matcher runs it."""
         return None if self.linear is not None else lowered_pattern(self.rule.pattern, self.flags)
+
+    @functools.cached_property
+    def lowered_for_symbols(self) -> re.Pattern[str] | None:
+        """``lowered``, when it is exact on a text whose non-ASCII characters are all
+        symbols, each folded to ``?`` (``soulscan.engine.lowered.takes_symbols``)."""
+        lowered = self.lowered
+        return lowered if lowered is not None and takes_symbols(self.rule.pattern, self.flags) else None
 
     @functools.cached_property  # kept on the instance: a scan reads it for every rule it tries
     def pattern(self) -> re.Pattern[str]:
@@ -284,15 +291,17 @@ class RuleSetGate:
                 prepared.record_folded(self._known(proven, known))  # for the rule's own search
                 yield entry
 
-    def matching_rules(self, prepared: PreparedText) -> list[Rule]:
+    def matching_rules(self, prepared: PreparedText, symbols_only: bool = False) -> list[Rule]:
         """The rules (built-in, searched without a time limit) that match the prepared
-        text, in table order."""
+        text, in table order. ``symbols_only``: every non-ASCII character of the text is a
+        symbol (``sparse_window.WindowFacts``) and ``prepared.folded`` reads each as ``?``."""
         # ``candidates`` written out, with the groups' checks inlined: this runs once a
         # scanned text, most of them short
         folded = prepared.folded
         opened, proven, known = self._look(folded)
         by_bit = self._by_bit
-        # an ASCII text is answered by its rules' lowered patterns (``soulscan.engine.lowered``)
+        # an ASCII text is answered by its rules' lowered patterns (``soulscan.engine.lowered``),
+        # a text of ASCII and symbols by those that take ``?`` for a symbol
         ascii_text = prepared.text.isascii()
         decided, all_groups = self._decided, self._groups
         matching = []
@@ -300,7 +309,8 @@ class RuleSetGate:
             lowest = opened & -opened
             opened ^= lowest
             entry = by_bit[lowest]
-            lowered = entry.lowered if ascii_text else None
+            lowered = (entry.lowered if ascii_text
+                       else entry.lowered_for_symbols if symbols_only else None)
             groups = decided[lowest] if lowered is not None else all_groups[lowest]
             if groups is None:  # anchors on the unfolded text: the rule checks them itself
                 if entry.may_match(prepared) and entry.search(prepared):

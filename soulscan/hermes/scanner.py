@@ -98,10 +98,12 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     facts = window_facts(window, _pack_invisible())
     findings = [invisible_id(ch) for ch in sorted(facts.invisible)] if facts.invisible else []
     if not facts.normal:
-        prepared = gate.prepare(nfkc(window))
-    else:  # the gates of the runtime pack look only for ASCII anchors (``facts.folded``)
-        prepared = gate.prepare(window, facts.folded if gate.ascii_anchors_only else None)
-    findings.extend(rule.id for rule in gate.matching_rules(prepared))
+        matching = gate.matching_rules(gate.prepare(nfkc(window)))
+    elif gate.ascii_anchors_only:  # as the gates of the runtime pack do (``facts.folded``)
+        matching = gate.matching_rules(gate.prepare(window, facts.folded), facts.symbols_only)
+    else:
+        matching = gate.matching_rules(gate.prepare(window))
+    findings.extend(rule.id for rule in matching)
     return findings
 
 

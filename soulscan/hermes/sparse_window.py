@@ -21,6 +21,7 @@ moves past a starter.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import NamedTuple
 
@@ -38,6 +39,9 @@ class WindowFacts(NamedTuple):
     # when normal and no character folds to an ASCII one: the window folded for ASCII
     # anchors (``PreparedText``)
     folded: str | None
+    # ``re`` reads no non-ASCII character as a word, space or digit character: each is a
+    # symbol, which ``folded`` reads as ``?`` (``soulscan.engine.lowered.takes_symbols``)
+    symbols_only: bool = False
 
 
 def non_ascii_characters(window: str) -> str:
@@ -53,6 +57,11 @@ def window_facts(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
     invisible = frozenset(distinct & invisible_chars)
     if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", others):
         return WindowFacts(invisible, False, None)
-    folded = (None if not _FOLDING.isdisjoint(distinct)
-              else window.encode("ascii", "replace").decode("ascii").lower())
-    return WindowFacts(invisible, True, folded)
+    if not _FOLDING.isdisjoint(distinct):
+        return WindowFacts(invisible, True, None)
+    folded = window.encode("ascii", "replace").decode("ascii").lower()
+    return WindowFacts(invisible, True, folded, _WORD_OR_SPACE.search(others) is None)
+
+
+# ``re``'s own classes, as the runtime's patterns read them (``\d`` is within ``\w``)
+_WORD_OR_SPACE = re.compile(r"[\w\s]")
