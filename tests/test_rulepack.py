@@ -122,3 +122,20 @@ def test_the_packs_of_one_origin_are_those_of_all_packs(origin: str) -> None:
     assert rulepack.builtin_packs_of(origin) == tuple(
         pack for pack in rulepack.builtin_packs() if pack.origin == origin)
     assert rulepack.builtin_packs_of(origin)
+
+
+def test_the_built_in_pack_paths_are_what_rglob_finds(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    assert rulepack.builtin_pack_paths() == sorted(rulepack.rules_dir().rglob("*.yaml"))
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    for name in ("a.yaml", "a-b.yaml", "deep/b.yaml", "deep/er/c.yaml", "deep/notes.txt",
+                 "deep/er/.hidden.yaml", "d.yml"):
+        (tmp_path / name).write_text("id: x\n", encoding="utf-8")
+    (tmp_path / "odd.yaml").mkdir()  # a directory by that name: rglob lists it too
+    outside = tmp_path.parent / f"{tmp_path.name}-linked"
+    outside.mkdir()
+    (outside / "e.yaml").write_text("id: y\n", encoding="utf-8")
+    (tmp_path / "link").symlink_to(outside, target_is_directory=True)  # not followed
+    monkeypatch.setattr(rulepack, "rules_dir", lambda: tmp_path)
+    assert rulepack.builtin_pack_paths() == sorted(tmp_path.rglob("*.yaml"))
+    assert len(rulepack.builtin_pack_paths()) == 6
