@@ -205,6 +205,9 @@ def persistent_depending_on(*modules: str) -> Callable[[F], F]:
     return decorate
 
 
+_ABSENT = object()
+
+
 def _persistent(function: F, modules: tuple[str, ...]) -> F:
     source = Path(function.__code__.co_filename)
     name_parts = (function.__module__, function.__qualname__)
@@ -223,9 +226,12 @@ def _persistent(function: F, modules: tuple[str, ...]) -> F:
         nonlocal table
         if table is None:
             table = StoredTable(record_name(), MAX_MEMO_ENTRIES)
+        # An int flag (re.IGNORECASE) equals, and hashes as, the plain int it is stored
+        # under: the arguments find a stored entry as they are, no key built per call.
+        found = table.known.get(arguments, _ABSENT)
+        if found is not _ABSENT:
+            return found
         key = tuple(int(a) if isinstance(a, int) else a for a in arguments)  # flags: plain
-        if key in table.known:
-            return table.known[key]
         if key not in table.new:
             table.new[key] = function(*arguments)
         return table.new[key]
