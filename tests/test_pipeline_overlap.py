@@ -80,3 +80,13 @@ def test_discovery_tells_each_target_as_found_in_order(tmp_path: Path) -> None:
     told: list[Target] = []
     discovery = discover([str(tmp_path), "-"], on_target=told.append)
     assert tuple(told) == discovery.targets
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_progress_counts_every_target_once(tmp_path: Path, jobs: int) -> None:
+    _tree(tmp_path, 12)
+    discovery = discover([str(tmp_path)])
+    told: list[int] = []
+    report = run_scan(discovery, ScanOptions(), jobs=jobs, on_progress=told.append)
+    assert sum(told) == len(discovery.targets)
+    assert report == run_scan(discovery, ScanOptions())
