@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import tempfile
 from collections.abc import Callable
@@ -109,9 +108,9 @@ def _flipped(record: bytes) -> bytes:
 
 
 def _resealed_garbage(record: bytes) -> bytes:
-    """A record whose digest matches a body that is not marshal data."""
+    """A record whose check matches a body that is not marshal data."""
     body = b"\xff" * 16
-    return cache.MAGIC + hashlib.sha256(body).digest() + body
+    return cache.seal(body)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ Each case runs fresh processes (the caches live for a process and are saved at e
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import subprocess
@@ -216,7 +215,7 @@ def test_a_cache_dir_others_can_write_is_not_used(tmp_path: Path,
     cache.store("planted.bin", {"rules": []})
     assert list(shared.iterdir()) == []
     body = marshal.dumps({"rules": []})  # a well-sealed record someone else put there
-    (shared / "planted.bin").write_bytes(cache.MAGIC + hashlib.sha256(body).digest() + body)
+    (shared / "planted.bin").write_bytes(cache.seal(body))
     assert cache.load("planted.bin") is None
     shared.chmod(0o700)
     cache._usable_dir_for.cache_clear()
