@@ -32,6 +32,7 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "cache"
     monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(home))
     monkeypatch.delenv("SOULSCAN_NO_CACHE", raising=False)
+    pack_cache._names.cache_clear()  # a fresh process: the pack index not yet read
     return home
 
 
@@ -260,3 +261,66 @@ def test_a_pack_loads_uncached_when_the_loader_has_no_sources(
     monkeypatch.setattr(pack_cache, "_code_digest", lambda: None)
     assert load_pack(_write(tmp_path)).rules[0].id == "SSX001"
     assert _entries(cache_home) == []
+
+
+def _index_saved_and_forgotten() -> None:
+    """What a process leaves behind and the next one reads: the pack index on disk."""
+    table = pack_cache._names()
+    assert table is not None
+    table.save()
+    pack_cache._names.cache_clear()
+
+
+def _unreadable(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: Any) -> str:
+        raise AssertionError("the pack's text was read")
+
+    monkeypatch.setattr("soulscan.engine.rulepack._PackReader.read_text", refuse)
+
+
+def test_an_unchanged_built_in_pack_is_read_without_its_text(
+        cache_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(tmp_path)
+    parsed = load_pack(path, trusted=True)
+    _index_saved_and_forgotten()
+    _unreadable(monkeypatch)
+    assert load_pack(path, trusted=True) == parsed
+    with pytest.raises(AssertionError):  # a user pack is always read
+        load_pack(path)
+
+
+def test_an_edited_built_in_pack_is_read_afresh_even_at_the_same_size(
+        cache_home: Path, tmp_path: Path) -> None:
+    path = _write(tmp_path)
+    assert load_pack(path, trusted=True).rules[0].pattern == "evil"
+    _index_saved_and_forgotten()
+    path.write_text(PACK.replace("'evil'", "'vile'"), encoding="utf-8")  # same size
+    assert load_pack(path, trusted=True).rules[0].pattern == "vile"
+    _index_saved_and_forgotten()
+    assert load_pack(path, trusted=True).rules[0].pattern == "vile"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        pytest.param("junk", id="not-a-tuple"),
+        pytest.param((1, 2), id="too-short"),
+        pytest.param((1, 2, 3), id="name-not-text"),
+        pytest.param("other-pack-of-another-file-state", id="another-file-state"),
+    ],
+)
+def test_a_damaged_pack_index_entry_is_never_used(
+        cache_home: Path, tmp_path: Path, entry: Any) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    other_path = _write(other, PACK.replace("demo", "other"))
+    load_pack(other_path, trusted=True)
+    path = _write(tmp_path)
+    parsed = load_pack(path, trusted=True)
+    table = pack_cache._names()
+    assert table is not None
+    if entry == "other-pack-of-another-file-state":  # the record of another pack, stale
+        entry = (0, 0, table.new[str(other_path)][2])
+    table.known = {str(path): entry}
+    table.new = {}
+    assert load_pack(path, trusted=True) == parsed

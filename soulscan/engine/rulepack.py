@@ -255,16 +255,31 @@ def load_pack(path: str | os.PathLike[str], *, trusted: bool = False) -> RulePac
     from soulscan.engine import cache, pack_cache
 
     reader = _PackReader(Path(path))
+    if trusted:  # a built-in pack unchanged since it was cached: its text is not needed
+        known = pack_cache.known_name(reader.path)
+        cached = None if known is None else pack_cache.from_data(
+            cache.load(known), reader.path, trusted=True)
+        if cached is not None:
+            return cached
+    status = _status(reader.path) if trusted else None  # before the text is read
     raw_text = reader.read_text()
     cache_name = pack_cache.cache_name(raw_text, trusted=trusted)
     if cache_name is not None:
         cached = pack_cache.from_data(cache.load(cache_name), reader.path, trusted=trusted)
-        if cached is not None:
-            return cached
-    pack = _parse_pack(reader, reader.parse(raw_text), trusted)
-    if cache_name is not None:
-        cache.store(cache_name, pack_cache.to_data(pack))
-    return pack
+        if cached is None:
+            cached = _parse_pack(reader, reader.parse(raw_text), trusted)
+            cache.store(cache_name, pack_cache.to_data(cached))
+        if status is not None:
+            pack_cache.remember_name(reader.path, status, cache_name)
+        return cached
+    return _parse_pack(reader, reader.parse(raw_text), trusted)
+
+
+def _status(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
 
 
 def _parse_pack(reader: _PackReader, data: dict[str, Any], trusted: bool) -> RulePack:
