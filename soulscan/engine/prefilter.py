@@ -295,14 +295,19 @@ class RuleSetGate:
         """The rules (built-in, searched without a time limit) that match the prepared
         text, in table order. ``symbols_only``: every non-ASCII character of the text is a
         symbol (``sparse_window.WindowFacts``) and ``prepared.folded`` reads each as ``?``."""
+        return self.rules_matching(prepared.text, prepared.folded, symbols_only, prepared)
+
+    def rules_matching(self, text: str, folded: str, symbols_only: bool = False,
+                       prepared: PreparedText | None = None) -> list[Rule]:
+        """``matching_rules(self.prepare(text, folded), symbols_only)``, where the prepared
+        text is built only if a rule not answered by its lowered pattern needs it."""
         # ``candidates`` written out, with the groups' checks inlined: this runs once a
         # scanned text, most of them short
-        folded = prepared.folded
         opened, proven, known = self._look(folded)
         by_bit = self._by_bit
         # an ASCII text is answered by its rules' lowered patterns (``soulscan.engine.lowered``),
         # a text of ASCII and symbols by those that take ``?`` for a symbol
-        ascii_text = prepared.text.isascii()
+        ascii_text = text.isascii()
         decided, all_groups = self._decided, self._groups
         matching = []
         while opened:
@@ -313,6 +318,7 @@ class RuleSetGate:
                        else entry.lowered_for_symbols if symbols_only else None)
             groups = decided[lowest] if lowered is not None else all_groups[lowest]
             if groups is None:  # anchors on the unfolded text: the rule checks them itself
+                prepared = prepared or self.prepare(text, folded)
                 if entry.may_match(prepared) and entry.search(prepared):
                     matching.append(entry.rule)
                 continue
@@ -334,7 +340,9 @@ class RuleSetGate:
                 if lowered is not None:
                     if lowered.search(folded) is not None:
                         matching.append(entry.rule)
-                elif entry.search(prepared, self._unruled_starts(lowest, proven, known)):
+                    continue
+                prepared = prepared or self.prepare(text, folded)
+                if entry.search(prepared, self._unruled_starts(lowest, proven, known)):
                     matching.append(entry.rule)
         return matching
 

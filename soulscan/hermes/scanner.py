@@ -94,13 +94,13 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     gate = _GATES.get(scope) or _gate_for_scope(scope)
     window = text[:MAX_SCAN_CHARS]
     if window.isascii():  # no invisible character, NFKC changes nothing, folding lowers
-        return [rule.id for rule in gate.matching_rules(gate.prepare(window, window.lower()))]
+        return [rule.id for rule in gate.rules_matching(window, window.lower())]
     facts = window_facts(window, _pack_invisible())
     findings = [invisible_id(ch) for ch in sorted(facts.invisible)] if facts.invisible else []
     if not facts.normal:
         matching = gate.matching_rules(gate.prepare(nfkc(window)))
-    elif gate.ascii_anchors_only:  # as the gates of the runtime pack do (``facts.folded``)
-        matching = gate.matching_rules(gate.prepare(window, facts.folded), facts.symbols_only)
+    elif facts.folded is not None and gate.ascii_anchors_only:  # as the runtime pack's gates
+        matching = gate.rules_matching(window, facts.folded, facts.symbols_only)
     else:
         matching = gate.matching_rules(gate.prepare(window))
     findings.extend(rule.id for rule in matching)
