@@ -272,6 +272,23 @@ class RuleSetGate:
                     opened |= opens
         return opened, proven, known
 
+    def may_any_match(self, folded: str) -> bool:
+        """Does some rule meet every group of its anchors in ``folded`` (or check anchors
+        of its own)? When none does, no rule matches a text whose folded form holds no
+        anchor that ``folded`` lacks."""
+        opened, proven, known = self._look(folded)
+        all_groups = self._groups
+        while opened:
+            lowest = opened & -opened
+            opened ^= lowest
+            groups = all_groups[lowest]
+            if groups is None:
+                return True
+            met, proven, known = _meets(groups, folded, proven, known)
+            if met:
+                return True
+        return False
+
     def candidates(self, prepared: PreparedText) -> Iterator[GatedRule]:
         """The rules whose anchors all occur in the prepared text, in table order."""
         folded = prepared.folded

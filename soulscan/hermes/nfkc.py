@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import regex
 
+from soulscan.hermes.sparse_window import distinct_characters as _distinct
+
 PIECE = 2048  # aim for pieces of about this size
 LONG_MARK_RUN = 32  # from this many marks in a row, CPython's reordering gets slow
 SHORT_TEXT = 2048  # at worst a few milliseconds of reordering: not worth looking for runs
@@ -103,19 +105,6 @@ def _marks_of(text: str, distinct: set[str] | None = None) -> str:
     ``distinct``, when known) with a non-zero combining class."""
     chars = _distinct(text) if distinct is None else distinct
     return "".join(f"\\U{ord(ch):08x}" for ch in sorted(chars) if unicodedata.combining(ch))
-
-
-def _distinct(text: str, passes: int = 16) -> set[str]:
-    """The characters of ``text``. ``set(text)`` makes an object per non-Latin-1 character;
-    removing one character at a time is a few C-speed passes when there are few."""
-    found: set[str] = set()
-    rest = text
-    for _ in range(passes):
-        if not rest:
-            return found
-        found.add(rest[0])
-        rest = rest.replace(rest[0], "")
-    return found | set(rest)
 
 
 @functools.lru_cache(maxsize=64)

@@ -98,6 +98,11 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     facts = window_facts(window, _pack_invisible())
     findings = [invisible_id(ch) for ch in sorted(facts.invisible)] if facts.invisible else []
     if not facts.normal:
+        # NFKC that makes no new run of ASCII characters finds no anchor the window lacks:
+        # when no rule meets its anchors in the window, none matches its NFKC either
+        if facts.ascii_kept and gate.ascii_anchors_only and not gate.may_any_match(
+                window.encode("ascii", "replace").decode("ascii").lower()):
+            return findings
         matching = gate.matching_rules(gate.prepare(nfkc(window)))
     elif facts.folded is not None and gate.ascii_anchors_only:  # as the runtime pack's gates
         matching = gate.rules_matching(window, facts.folded, facts.symbols_only)

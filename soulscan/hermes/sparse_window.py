@@ -42,6 +42,9 @@ class WindowFacts(NamedTuple):
     # ``re`` reads no non-ASCII character as a word, space or digit character: each is a
     # symbol, which ``folded`` reads as ``?`` (``soulscan.engine.lowered.takes_symbols``)
     symbols_only: bool = False
+    # when not proven normal: NFKC makes no ASCII character and no character that folds to
+    # one, so every run of ASCII characters NFKC leaves is one the window holds (``ascii_kept``)
+    ascii_kept: bool = False
 
 
 def non_ascii_characters(window: str) -> str:
@@ -50,13 +53,30 @@ def non_ascii_characters(window: str) -> str:
     return utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
 
 
+def distinct_characters(text: str, passes: int = 16) -> set[str]:
+    """The characters of ``text``. ``set(text)`` makes an object per non-Latin-1 character;
+    removing one character at a time is a few C-speed passes when there are few."""
+    found: set[str] = set()
+    rest = text
+    for _ in range(passes):
+        if not rest:
+            return found
+        found.add(rest[0])
+        rest = rest.replace(rest[0], "")
+    return found | set(rest)
+
+
+# Fewer non-ASCII characters than this are put in a set at once.
+_MANY = 256
+
+
 def window_facts(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
     """The facts of a non-ASCII ``window``."""
     others = non_ascii_characters(window)
-    distinct = set(others)
+    distinct = distinct_characters(others) if len(others) > _MANY else set(others)
     invisible = frozenset(distinct & invisible_chars)
     if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", others):
-        return WindowFacts(invisible, False, None)
+        return WindowFacts(invisible, False, None, ascii_kept=ascii_kept(distinct))
     if not _FOLDING.isdisjoint(distinct):
         return WindowFacts(invisible, True, None)
     folded = window.encode("ascii", "replace").decode("ascii").lower()
@@ -65,3 +85,32 @@ def window_facts(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
 
 # ``re``'s own classes, as the runtime's patterns read them (``\d`` is within ``\w``)
 _WORD_OR_SPACE = re.compile(r"[\w\s]")
+
+
+def ascii_kept(distinct: set[str]) -> bool:
+    """Does NFKC of a window whose non-ASCII characters are ``distinct`` keep its ASCII
+    characters apart as they are: no ASCII character made, none joined to another, none
+    turned into one that folds to ASCII (``anchors.FOLDS_TO_ASCII``)?
+
+    True when no character of ``distinct`` folds to ASCII and their full decompositions
+    hold no ASCII character and no U+0307 (``I`` + U+0307 composes to ``İ``, which ``re``
+    matches as ``i``). Then the ASCII characters of the NFKC are ASCII characters of the
+    window, in order: decomposition keeps them (starters) and makes none; reordering moves
+    marks only between starters; composition joins a starter with marks after it into a
+    non-ASCII character, and a character between two ASCII ones never vanishes (a
+    decomposition is never empty; what composes into the first makes it non-ASCII). So two
+    ASCII characters next to each other in the NFKC were next to each other in the window,
+    and an ASCII string found in the NFKC's folded form is found in the window's.
+    """
+    if not _FOLDING.isdisjoint(distinct):
+        return False
+    # each character decomposed on its own (a starter between them): reordering a long run
+    # of marks is quadratic in CPython, and a crafted window may hold thousands of them
+    decomposed = unicodedata.normalize("NFKD", _APART.join(distinct))
+    return _ASCII_OR_DOT_ABOVE.search(decomposed) is None
+
+
+_APART = "\uffff"  # a non-ASCII starter that decomposes to itself
+
+
+_ASCII_OR_DOT_ABOVE = re.compile("[\x00-\x7f\u0307]")
