@@ -15,6 +15,7 @@ import json
 import re
 import string
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import regex
@@ -316,3 +317,15 @@ def test_base64_pre_check_equals_the_character_loops(core: str) -> None:
         any(ch.islower() for ch in core) and any(ch.isupper() for ch in core)
     )
     assert decoders._has_digit_plus_slash_or_both_cases(core) is expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([*_RUN_PIECES, "<!-- ", "--", "- ", "0", "-" * 7]), min_size=1, max_size=8))
+def test_a_long_text_dense_in_non_letters_is_ruled_out_only_without_runs(pieces: list[str]) -> None:
+    """A text over 64 K characters dense in non-letter run characters is first checked for
+    8 run characters in a row: the runs must be those found without that check."""
+    unit = "".join(pieces)
+    text = unit * (blob_runs._LONG_TEXT // len(unit) + 1)
+    with mock.patch.object(blob_runs, "_LONG_TEXT", len(text)):
+        unchecked = blob_runs.candidate_runs(text)
+    assert blob_runs.candidate_runs(text) == unchecked

@@ -55,6 +55,13 @@ def _at_least_8_through(ahead: int = 7) -> bytes:
 # From the first "0" of a long enough run to the run's end.
 _NON_LETTER_IN_LONG_RUN = re.compile(rb"0" + _at_least_8_through() + rb"[a0]*")
 _SIXTEEN_LETTERS = b"a" * 16
+# The class map with every run character "a": a text without 8 of them in a row holds no
+# candidate run. Worth two more passes only over a long text dense in "0"s (pages of `<!--`
+# or `---`), where the search above stops at each of them.
+_RUN_CHARACTERS_ALIKE = bytes.maketrans(b"0", b"a")
+_EIGHT_RUN_CHARACTERS = b"a" * 8
+_LONG_TEXT = 65_536
+_DENSE_NON_LETTERS = 16  # at least one "0" in this many characters
 
 
 def ascii_bytes(text: str) -> bytes:
@@ -97,6 +104,12 @@ def candidate_runs(text: str, as_bytes: bytes | None = None) -> list[tuple[int, 
     runs at least 8 long that hold a run character other than a letter, and the runs with 16
     letters in a row. `as_bytes` is `ascii_bytes(text)` when the caller has it already."""
     classes = (ascii_bytes(text) if as_bytes is None else as_bytes).translate(_RUN_CLASSES)
+    if (
+        len(classes) > _LONG_TEXT
+        and classes.count(b"0") * _DENSE_NON_LETTERS > len(classes)
+        and _EIGHT_RUN_CHARACTERS not in classes.translate(_RUN_CHARACTERS_ALIKE)
+    ):
+        return []
     rfind = classes.rfind
     runs = [
         (rfind(b" ", 0, hit.start()) + 1, hit.end())
