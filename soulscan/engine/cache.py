@@ -24,7 +24,6 @@ from __future__ import annotations
 import atexit
 import binascii
 import functools
-import hashlib
 import marshal
 import os
 import sys
@@ -32,7 +31,10 @@ import threading
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
 
 MAGIC = b"soulscan-cache-2\n"
 _CHECK_SIZE = 4  # bytes of a CRC-32
@@ -46,6 +48,23 @@ def cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "soulscan"
+
+
+def _interpreters_sha256() -> Callable[[bytes], _Hash]:
+    """SHA-256 from the interpreter's own module (``_sha256``; ``_sha2`` from 3.12): the
+    digests ``hashlib`` gives, without loading OpenSSL, ~2 ms of a start-up that needs no
+    other digest (``soulscan.deferred_modules``)."""
+    for name in ("_sha256", "_sha2"):
+        try:
+            return __import__(name).sha256  # type: ignore[no-any-return]
+        except (ImportError, AttributeError):
+            continue
+    import hashlib
+
+    return hashlib.sha256
+
+
+sha256: Callable[[bytes], _Hash] = _interpreters_sha256()
 
 
 def environment_key(*parts: str | bytes) -> str:
@@ -73,7 +92,7 @@ def interpreter_key(*parts: str | bytes) -> str:
 
 # The digest of the interpreter's version and Unicode database, each part ended by a NUL
 # as ``interpreter_key`` ends the others.
-_INTERPRETER_DIGEST = hashlib.sha256(
+_INTERPRETER_DIGEST = sha256(
     f"{sys.version}\0{unicodedata.unidata_version}\0".encode("utf-8", "surrogatepass"))
 
 

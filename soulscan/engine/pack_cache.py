@@ -10,7 +10,6 @@ older format) is treated as a miss and the pack is parsed again.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from collections.abc import Iterable
 from itertools import chain
@@ -39,7 +38,7 @@ def _code_digest() -> bytes | None:
         sources = b"\0".join((here / name).read_bytes() for name in _CODE_FILES)
     except OSError:
         return None  # installed without sources: nothing to key a cached pack by
-    return hashlib.sha256(sources).digest()  # hashed once, not once a pack
+    return cache.sha256(sources).digest()  # hashed once, not once a pack
 
 
 @functools.cache
