@@ -23,6 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the program itself (console script, python -m), not a caller
         _exit_without_teardown_after_handlers()
         _collect_cycles_less_often()
+        _defer_seldom_used_modules()
         _import_through_the_start_up_cache()
         _compile_re_through_the_start_up_cache()
     result = _main(argv)
@@ -76,6 +77,14 @@ def _collect_cycles_less_often() -> None:
     import gc
 
     gc.set_threshold(YOUNG_GENERATION_SIZE, *gc.get_threshold()[1:])
+
+
+def _defer_seldom_used_modules() -> None:
+    """``hashlib`` and ``ipaddress``, imported when first used (``deferred_modules``): a
+    clean file's scan uses neither. Only for the program."""
+    from soulscan import deferred_modules
+
+    deferred_modules.install()
 
 
 def _import_through_the_start_up_cache() -> None:

@@ -1,0 +1,83 @@
+"""Seldom-used standard library modules behind stand-ins (``soulscan.deferred_modules``):
+nothing loaded until used, then the real module, whichever way it is reached."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import textwrap
+
+from soulscan.engine import cache
+
+_PROBE = """
+    import json, sys
+    from soulscan import deferred_modules
+    deferred_modules.install()
+    import hashlib, urllib.parse
+    seen = {"loaded before use": "_hashlib" in sys.modules
+            or type(sys.modules["ipaddress"]).__name__ == "module"}
+    early = hashlib  # a reference taken before the real module is loaded
+    seen["sha256"] = hashlib.sha256(b"soulscan").hexdigest()
+    from hashlib import md5
+    seen["md5"] = md5(b"soulscan").hexdigest()
+    seen["real in sys.modules"] = type(sys.modules["hashlib"]).__name__ == "module"
+    seen["early reads the same"] = early.sha256 is sys.modules["hashlib"].sha256
+    seen["file"] = early.__file__ == sys.modules["hashlib"].__file__
+    seen["bracketed host"] = urllib.parse.urlsplit("http://[::1]:80/").hostname
+    import ipaddress
+    seen["ip"] = str(ipaddress.ip_address("192.0.2.1"))
+    print(json.dumps(seen))
+"""
+
+
+def test_a_stand_in_loads_the_real_module_at_first_use() -> None:
+    completed = subprocess.run([sys.executable, "-c", textwrap.dedent(_PROBE)], check=True,
+                               capture_output=True, text=True, timeout=60)
+    assert json.loads(completed.stdout) == {
+        "loaded before use": False,
+        "sha256": hashlib.sha256(b"soulscan").hexdigest(),
+        "md5": hashlib.md5(b"soulscan").hexdigest(),
+        "real in sys.modules": True,
+        "early reads the same": True,
+        "file": True,
+        "bracketed host": "::1",
+        "ip": "192.0.2.1",
+    }
+
+
+def test_the_caches_own_sha256_gives_hashlibs_digests() -> None:
+    # record names are these digests: the same whichever module computes them
+    for data in (b"", b"soulscan", bytes(range(256)) * 300):
+        assert cache.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+        copied = cache.sha256(data).copy()
+        copied.update(b"\0")
+        assert copied.hexdigest() == hashlib.sha256(data + b"\0").hexdigest()
+
+
+_CLI_PROBE = """
+    import os, sys
+    sys.argv = ["soulscan", "scan", sys.argv[1], "--format", "json"]
+    finish = os._exit
+    def report(code):
+        print("openssl:", "_hashlib" in sys.modules, file=sys.stderr)
+        finish(code)
+    os._exit = report
+    from soulscan.cli import main
+    sys.exit(main())
+"""
+
+
+def test_a_clean_files_scan_runs_without_hashlib(tmp_path: object) -> None:
+    from pathlib import Path
+
+    target = Path(str(tmp_path)) / "AGENTS.md"
+    target.write_text("# Notes\n\nRun the tests before committing.\n", encoding="utf-8")
+    completed = subprocess.run([sys.executable, "-c", textwrap.dedent(_CLI_PROBE), str(target)],
+                               capture_output=True, text=True, timeout=120, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout)["files"][0]["findings"] == []
+    assert "openssl: False" in completed.stderr, (
+        "a clean file's scan loaded OpenSSL: a module imported at start-up reads hashlib "
+        "(soulscan.deferred_modules)")
