@@ -80,9 +80,11 @@ _ANY_FORMAT = re.compile(
             "J(?<=T3BlbkFJ)",  # openai
             # github, github fine-grained, huggingface, stripe, npm, groq
             "_(?:(?<=gh[pousr]_)|(?<=github_)pat_|(?<=hf_)|live_|(?<=npm_)|(?<=gsk_))",
-            "-(?:(?<=glpat-)|(?<=sk-)(?:ant|proj|or-v1)-)",  # gitlab; anthropic, openai, openrouter
+            "-(?<=glpat-)",  # gitlab
             "x(?:ox[abposr]-|ai-)",  # slack, xai
-            r"k(?:(?<=hooks\.slack)\.com/|(?<=/api/webhook)s/)",  # slack and discord webhooks
+            # slack and discord webhooks; anthropic, openai, openrouter (from the "k", not
+            # the "-": a text of `--` or `<!--` stops at each, for one lookbehind less)
+            r"k(?:(?<=hooks\.slack)\.com/|(?<=/api/webhook)s/|(?<=sk)-(?:ant|proj|or-v1)-)",
             "5(?<=pypi-AgEIcHlwaS5)vcmc",  # pypi
         )
     )
