@@ -72,3 +72,24 @@ def test_separator_runs_are_the_separator_matches_that_change_length(text: str) 
     separator pass: they must be its matches of any other length than one."""
     resized = [m.span() for m in w._SEPARATORS.finditer(text) if m.end() - m.start() != 1]
     assert resized == [m.span() for m in w._SEPARATOR_RUNS.finditer(text)]
+
+
+def test_a_hint_reads_a_text_once_and_any_other_text_again() -> None:
+    """A pass that changed nothing hands on the same text object: a hint that found nothing
+    in it is not asked again; a text that is another object is read, even if equal."""
+    read: list[str] = []
+
+    def hint(text: str) -> bool:
+        read.append(text)
+        return "<b>" in text
+
+    unchanged = w._Unchanged()
+    text = "a <!-- b"
+    assert not unchanged.may_change(hint, text)
+    assert not unchanged.may_change(hint, text)
+    other = text[:2] + text[2:]  # equal, another object
+    assert other == text and other is not text
+    assert not unchanged.may_change(hint, other)
+    assert unchanged.may_change(hint, "x <b> y")
+    assert unchanged.may_change(hint, "x <b> y")  # found: asked again each time
+    assert read == [text, other, "x <b> y", "x <b> y"]

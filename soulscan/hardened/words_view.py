@@ -10,7 +10,7 @@ removes, on `re` unless the text holds a non-ASCII letter, digit or apostrophe.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import regex
 
@@ -135,20 +135,42 @@ _TAG_START = re.compile("</?[A-Za-z\u0130\u017f\u212a]")
 _EMPTY_COMMENT_HINT = re.compile(r"<!--[^\w>]{0,16}-->")
 
 
-def _removed(view: View, pattern: regex.Pattern[str], hint: re.Pattern[str], by: str) -> View:
+Hint = Callable[[str], object]  # true where a pass may change the text
+
+
+class _Unchanged:
+    """The text each hint last found nothing in. A pass that changes nothing hands the next
+    one the very same text (the same object), which a hint that found nothing in it before
+    need not read again (a page of `<!--` is read once for tags, not four times)."""
+
+    def __init__(self) -> None:
+        self._read: dict[Hint, str] = {}
+
+    def may_change(self, hint: Hint, text: str) -> bool:
+        if self._read.get(hint) is text:
+            return False
+        if hint(text):
+            return True
+        self._read[hint] = text
+        return False
+
+
+def _removed(
+    view: View, pattern: regex.Pattern[str], hint: Hint, by: str, unchanged: _Unchanged
+) -> View:
     """`rewrite(view, "words", pattern, by)`, skipped when `hint` finds nothing (it finds
     something wherever `pattern` matches)."""
-    if not hint.search(view.text):
+    if not unchanged.may_change(hint, view.text):
         return view
     return rewrite(view, "words", pattern, by)
 
 
-def _markup(view: View) -> View:
+def _markup(view: View, unchanged: _Unchanged) -> View:
     """Tags and empty comments removed; only a text with a `<` can hold any."""
     if "<" not in view.text:
         return view
-    view = _removed(view, _INLINE_TAG, _TAG_START, "")
-    return _removed(view, _EMPTY_COMMENT, _EMPTY_COMMENT_HINT, "")
+    view = _removed(view, _INLINE_TAG, _TAG_STARTS, "", unchanged)
+    return _removed(view, _EMPTY_COMMENT, _EMPTY_COMMENTS, "", unchanged)
 
 
 # A hyphen and line break with something other than white space or `-` after it, on `re`,
@@ -169,10 +191,14 @@ def _may_break_words(text: str) -> bool:
     )
 
 
-def _line_break_hyphens(view: View) -> View:
-    if not _may_break_words(view.text):
+def _line_break_hyphens(view: View, unchanged: _Unchanged) -> View:
+    if not unchanged.may_change(_may_break_words, view.text):
         return view
     return rewrite(view, "words", _LINE_BREAK_HYPHEN, "")
+
+
+_TAG_STARTS: Hint = _TAG_START.search
+_EMPTY_COMMENTS: Hint = _EMPTY_COMMENT_HINT.search
 
 
 def _without_joiners(view: View) -> View:
@@ -250,18 +276,19 @@ def words_view(skeleton: View) -> View:
     # Each pass runs only when the text holds what it removes: most prose needs only
     # the separator pass.
     view = skeleton
+    unchanged = _Unchanged()
     if "<" in view.text:
-        view = _removed(view, _BLOCK_TAG, _TAG_START, " ")
-        view = _removed(view, _INLINE_TAG, _TAG_START, "")
+        view = _removed(view, _BLOCK_TAG, _TAG_STARTS, " ", unchanged)
+        view = _removed(view, _INLINE_TAG, _TAG_STARTS, "", unchanged)
         # A second pass: removing `<b></b>` from `<<b></b>/b>` leaves a tag behind.
-        view = _markup(view)
-    view = _line_break_hyphens(view)
+        view = _markup(view, unchanged)
+    view = _line_break_hyphens(view, unchanged)
     # no pass below adds a non-ASCII character
     plain = not _UNICODE_WORD_OR_JOINER.search(non_ascii_chars(view.text))
     view = _without_joiners(view)
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
-    view = _markup(_line_break_hyphens(view))
+    view = _markup(_line_break_hyphens(view, unchanged), unchanged)
     spaced, words = _single_spaced(view, plain)
     view = _read_leetspeak(spaced)
     if view is not spaced:
