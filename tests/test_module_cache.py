@@ -159,3 +159,15 @@ def test_the_cli_imports_soulscan_through_the_record(tmp_path: Path) -> None:
     assert [run.returncode for run in outputs] == [0, 0]
     assert outputs[0].stdout == outputs[1].stdout
     assert list((tmp_path / "cache").glob("modules-*.bin"))
+
+
+def test_with_the_cache_turned_off_nothing_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from soulscan.engine import module_cache
+
+    monkeypatch.setenv("SOULSCAN_NO_CACHE", "1")
+    before = list(sys.meta_path)
+    try:
+        module_cache.install()
+        assert sys.meta_path == before  # no finder, and no code gathered at exit for nothing
+    finally:
+        sys.meta_path[:] = before

@@ -123,6 +123,11 @@ def _usable_dir_for(no_cache: str | None, *where: str | None) -> Path | None:
     return directory if _private(directory) else None
 
 
+def in_use() -> bool:
+    """Whether records are read and written at all (a private directory, not turned off)."""
+    return _usable_dir() is not None
+
+
 def load(name: str) -> Any | None:
     """The value stored under ``name``, or None when there is no intact record."""
     directory = _usable_dir()

@@ -104,8 +104,8 @@ class ModuleCodeFinder:
 def install(package: str = PACKAGE) -> None:
     """Serve the submodules of ``package`` (imported already) from the record for the
     rest of this process."""
-    if any(isinstance(finder, ModuleCodeFinder) for finder in sys.meta_path):
-        return
+    if not cache.in_use() or any(isinstance(f, ModuleCodeFinder) for f in sys.meta_path):
+        return  # no record to read, nor to write the modules' code to at exit
     try:
         before = sys.meta_path.index(PathFinder)
     except ValueError:
