@@ -57,7 +57,7 @@ def _hostile_tree(root: Path) -> None:
 def _run(root: Path, *args: str) -> tuple[int, str, str]:
     completed = subprocess.run(
         [*_privilege_prefix(), sys.executable, "-m", "soulscan", "scan", *args],
-        cwd=root, capture_output=True, text=True, timeout=120, check=False,
+        cwd=root, input=INJECTION, capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"},
     )
     return completed.returncode, completed.stdout, completed.stderr
