@@ -16,8 +16,9 @@ which tries them only where a match can start.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import regex
 
@@ -285,19 +286,11 @@ class ViewGate:
             present = self._finder().present(prepared.folded)
         # what the gate reads of the text: most texts hold one of a few sets of its anchors
         key = frozenset(self._looked_up.intersection(present))
-        if key not in self._live:
-            if len(self._live) >= MAX_SEARCHES:
-                self._live.clear()
-            self._live[key] = self._live_for(key)
-        return self._live[key]
+        return _remembered(self._live, key, self._live_for)
 
     def _live_for(self, present: frozenset[str]) -> dict[str, BranchSearch]:
         passed = frozenset(self._passed(present))
-        if passed not in self._live_by_tests:
-            if len(self._live_by_tests) >= MAX_SEARCHES:
-                self._live_by_tests.clear()
-            self._live_by_tests[passed] = self._live_of_tests(passed)
-        return self._live_by_tests[passed]
+        return _remembered(self._live_by_tests, passed, self._live_of_tests)
 
     def _live_of_tests(self, passed: frozenset[int]) -> dict[str, BranchSearch]:
         alive: dict[int, list[int]] = {}
@@ -312,28 +305,25 @@ class ViewGate:
         return result
 
     def _search(self, rule_index: int, branches: tuple[int, ...]) -> BranchSearch:
-        key = (rule_index, branches)
-        if key not in self._searches:
-            if len(self._searches) >= MAX_SEARCHES:
-                self._searches.clear()  # texts that open ever new sets of branches
-            gated = self.rules[rule_index][0]
-            rule = gated.rule
-            starts = starts_union(
-                [leading_strings(gated.branches[i], rule.regex_flags) for i in branches],
-                # the start strings the gate looks up are searched for only where they occur
-                merge_heads=rule.view not in START_STRING_VIEWS,
-            )
-            needs = self._needs(starts)
-            live = None
-            if len(branches) < len(gated.branches):
-                live = ("|".join(gated.branches[index] for index in branches), rule.regex_flags)
-            ends = after = None
-            if len(gated.branches) == 1:
-                ends = trailing_strings(rule.regex_source, rule.regex_flags)
-                after = leading_lookbehind(rule.regex_source, rule.regex_flags)
-            self._searches[key] = BranchSearch(rule.compiled, starts, needs, live, ends, after)
-        return self._searches[key]
+        return _remembered(self._searches, (rule_index, branches), self._build_search)
 
+    def _build_search(self, key: tuple[int, tuple[int, ...]]) -> BranchSearch:
+        rule_index, branches = key
+        gated = self.rules[rule_index][0]
+        rule = gated.rule
+        starts = starts_union(
+            [leading_strings(gated.branches[i], rule.regex_flags) for i in branches],
+            # the start strings the gate looks up are searched for only where they occur
+            merge_heads=rule.view not in START_STRING_VIEWS,
+        )
+        live = None
+        if len(branches) < len(gated.branches):
+            live = ("|".join(gated.branches[index] for index in branches), rule.regex_flags)
+        ends = after = None
+        if len(gated.branches) == 1:
+            ends = trailing_strings(rule.regex_source, rule.regex_flags)
+            after = leading_lookbehind(rule.regex_source, rule.regex_flags)
+        return BranchSearch(rule.compiled, starts, self._needs(starts), live, ends, after)
 
     def _needs(self, starts: tuple[Starts, ...] | None) -> dict[str, frozenset[str]]:
         """``anchors_held(starts, self.anchors)``, each string's anchors worked out once."""
@@ -343,6 +333,19 @@ class ViewGate:
         return {string: self._held[string] for string in strings if self._held[string]}
 
 
-# Searches (a rule and the branches of it a text left open) a gate keeps.
+# Searches (a rule and the branches of it a text left open) a gate keeps, and live rules by
+# the anchors found and by the tests passed.
 MAX_SEARCHES = 4096
+Key = TypeVar("Key")
+Value = TypeVar("Value")
+
+
+def _remembered(memo: dict[Key, Value], key: Key, make: Callable[[Key], Value]) -> Value:
+    """memo[key], made at first need; a memo grown to MAX_SEARCHES starts afresh (texts that
+    open ever new sets of branches)."""
+    if key not in memo:
+        if len(memo) >= MAX_SEARCHES:
+            memo.clear()
+        memo[key] = make(key)
+    return memo[key]
 
