@@ -13,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.engine.anchors import FOLDS_TO_ASCII
-from soulscan.engine.lowered import SYMBOL_STAND_IN, lowered_pattern, takes_symbols
+from soulscan.engine.lowered import (
+    LETTER_STAND_IN,
+    SYMBOL_STAND_IN,
+    lowered_pattern,
+    takes_letters,
+    takes_symbols,
+)
 from soulscan.engine.rulepack import runtime_pack
 from soulscan.hermes.sparse_window import window_facts
 
@@ -156,3 +162,51 @@ def test_a_pattern_naming_the_stand_in_tells_it_from_a_symbol(pattern: str, text
 def test_patterns_naming_the_stand_in_do_not_take_symbols(pattern: str) -> None:
     assert lowered_pattern(pattern, re.IGNORECASE) is not None
     assert not takes_symbols(pattern, re.IGNORECASE)
+
+
+# Letters: non-ASCII word characters that are no digits (Latin, Cyrillic, Greek, Hebrew,
+# CJK, a letter-like number, a superscript digit, a modifier letter).
+LETTERS = ["\u00e9", "\u00c0", "\u043f", "\u0416", "\u03bc", "\u03a3", "\u05d5", "\u4e2d",
+           "\u2162", "\u00b2", "\u02b0", "\u00df"]
+LETTER_TEXTS = st.lists(
+    st.one_of(st.sampled_from(WORDS).map(str.upper), st.sampled_from(WORDS),
+              st.sampled_from(SYMBOLS), st.sampled_from(LETTERS),
+              st.sampled_from(LETTERS).map(lambda s: s * 3),
+              st.tuples(st.sampled_from(WORDS), st.sampled_from(LETTERS + SYMBOLS),
+                        st.sampled_from(WORDS)).map("".join),
+              st.text(st.characters(max_codepoint=0x7F), max_size=3), st.just(" ")),
+    max_size=40,
+).map("".join)
+TAKING_LETTERS = [(pattern, lowered) for pattern, lowered in LOWERED + SHAPED
+                  if takes_letters(pattern, re.IGNORECASE)]
+
+
+def _letters_folded(text: str) -> str:
+    return "".join(ch.lower() if ch.isascii() else LETTER_STAND_IN if re.match(r"\w", ch)
+                   else SYMBOL_STAND_IN for ch in text)
+
+
+def test_letters_are_word_characters_and_no_digits() -> None:
+    assert all(re.match(r"\w", ch) and not re.match(r"\d", ch) for ch in LETTERS)
+    assert re.match(r"\w", LETTER_STAND_IN) and not re.match(r"\d", LETTER_STAND_IN)
+    # every runtime rule with a lowered pattern, but none of the shapes that name Z or ?
+    assert len(TAKING_LETTERS) == len(LOWERED) + len(SHAPED) - 3
+
+
+@settings(max_examples=400, deadline=None)
+@given(LETTER_TEXTS)
+def test_exact_on_text_of_ascii_letters_and_symbols(text: str) -> None:
+    folded = _letters_folded(text)
+    for pattern, lowered in TAKING_LETTERS:
+        expected = [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+        assert [m.span() for m in lowered.finditer(folded)] == expected, pattern
+
+
+@pytest.mark.parametrize(("pattern", "text"), [
+    pytest.param(r"go[Z-c]+!", "go\u00e9!", id="upper-range"),
+    pytest.param(r"key\s*[=:]\s*[\"'][A-Za-z0-9+/=_-]{3,}", "key='\u00e9\u00e9\u00e9", id="letters"),
+])
+def test_a_pattern_naming_the_letter_stand_in_tells_it_from_a_letter(pattern: str, text: str) -> None:
+    lowered = lowered_pattern(pattern, re.IGNORECASE)
+    assert lowered is not None and not takes_letters(pattern, re.IGNORECASE)
+    assert bool(re.search(pattern, text, re.IGNORECASE)) != bool(lowered.search(_letters_folded(text)))

@@ -151,8 +151,9 @@ def test_the_rule_set_gate_finds_the_rules_re_finds(text: str) -> None:
         assert [rule.id for rule in GATE.matching_rules(prepared)] == expected
     facts = window_facts(text, frozenset()) if not text.isascii() else None
     if facts is not None and facts.folded is not None:  # as the scanner runs the gate
-        prepared = GATE.prepare(text, facts.folded)
-        assert [rule.id for rule in GATE.matching_rules(prepared, facts.symbols_only)] == expected
+        assert GATE.letters_fold
+        found = GATE.rules_matching(text, facts.folded, facts.symbols_only, letters=facts.letters)
+        assert [rule.id for rule in found] == expected
     candidates = [entry.rule.id for entry in GATE.candidates(GATE.prepare(text))]
     assert set(candidates) >= set(expected) and candidates == sorted(candidates, key=ORDER.index)
 
@@ -171,8 +172,8 @@ def test_the_gate_reads_non_ascii_characters_by_their_class(text: str, expected:
     assert _matching_ids(text) == expected
     facts = window_facts(text, frozenset())
     assert facts.normal and facts.folded is not None
-    prepared = GATE.prepare(text, facts.folded)
-    assert [rule.id for rule in GATE.matching_rules(prepared, facts.symbols_only)] == expected
+    found = GATE.rules_matching(text, facts.folded, facts.symbols_only, letters=facts.letters)
+    assert [rule.id for rule in found] == expected
 
 
 @settings(max_examples=300, deadline=None)

@@ -69,17 +69,34 @@ def lowered_pattern(pattern: str, flags: int) -> re.Pattern[str] | None:
 
 # What ``PreparedText.folded`` holds for a non-ASCII character (``str.encode``'s replacement).
 SYMBOL_STAND_IN = "?"
+# What a folded text may hold for a letter (``sparse_window``): a word character that is
+# no digit, and upper case, so no lower-cased text or pattern letter is ever equal to it.
+LETTER_STAND_IN = "Z"
 
 
 def takes_symbols(pattern: str, flags: int) -> bool:
     """Is ``lowered_pattern(pattern, flags)`` exact on the folded form of a text whose
     non-ASCII characters are all symbols (no literal or set member of ``pattern`` is
     ``SYMBOL_STAND_IN``)? The caller has checked that the lowered pattern exists."""
+    return _names_none(pattern, SYMBOL_STAND_IN)
+
+
+def takes_letters(pattern: str, flags: int) -> bool:
+    """Is ``lowered_pattern(pattern, flags)`` exact on the folded form of a text whose
+    non-ASCII characters are symbols, each folded to ``SYMBOL_STAND_IN``, and letters (word
+    characters that are no digits; ``re`` reads each one's lower case alike), each folded
+    to ``LETTER_STAND_IN``? As for symbols: a literal is lower-cased ASCII, never the
+    stand-in nor a case of such a letter; ``\\w`` takes both, ``\\s`` and ``\\d`` neither, so
+    do boundaries; only a set that names the stand-in (``[A-Z]``) tells them apart."""
+    return _names_none(pattern, SYMBOL_STAND_IN) and _names_none(pattern, LETTER_STAND_IN)
+
+
+def _names_none(pattern: str, char: str) -> bool:
     try:
         nodes = list(_parser.parse(pattern, 0))
     except re.error:
         return False
-    return not _names(nodes, ord(SYMBOL_STAND_IN))
+    return not _names(nodes, ord(char))
 
 
 def _names(nodes: list[Any], code: int) -> bool:

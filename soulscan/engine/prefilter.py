@@ -33,7 +33,7 @@ import regex
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
 from soulscan.engine.anchorscan import letter_scans, on_pivots_of, pinnable, pivot_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
-from soulscan.engine.lowered import lowered_pattern, takes_symbols
+from soulscan.engine.lowered import LETTER_STAND_IN, lowered_pattern, takes_letters, takes_symbols
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
 from soulscan.engine.segments import NecessaryRun, necessary_run
@@ -74,6 +74,13 @@ class GatedRule:
         symbols, each folded to ``?`` (``soulscan.engine.lowered.takes_symbols``)."""
         lowered = self.lowered
         return lowered if lowered is not None and takes_symbols(self.rule.pattern, self.flags) else None
+
+    @functools.cached_property
+    def lowered_for_letters(self) -> re.Pattern[str] | None:
+        """``lowered``, when it is exact on a text whose non-ASCII characters are symbols and
+        letters, folded to ``?`` and ``Z`` (``soulscan.engine.lowered.takes_letters``)."""
+        lowered = self.lowered_for_symbols
+        return lowered if lowered is not None and takes_letters(self.rule.pattern, self.flags) else None
 
     @functools.cached_property  # kept on the instance: a scan reads it for every rule it tries
     def pattern(self) -> re.Pattern[str]:
@@ -242,6 +249,9 @@ class RuleSetGate:
             start for entry in self.rules if entry.necessary and entry.necessary.folded
             for start in entry.necessary.starts}
         self.ascii_anchors_only = not any("?" in text or NON_ASCII in text for text in looked_for)
+        # nor the stand-in a folded text may hold for a letter (``sparse_window``)
+        self.letters_fold = self.ascii_anchors_only and not any(
+            LETTER_STAND_IN in text for text in looked_for)
 
     def prepare(self, text: str, folded: str | None = None) -> PreparedText:
         """``text`` ready for ``candidates`` (``folded``: its ``PreparedText.folded``, when
@@ -315,9 +325,11 @@ class RuleSetGate:
         return self.rules_matching(prepared.text, prepared.folded, symbols_only, prepared)
 
     def rules_matching(self, text: str, folded: str, symbols_only: bool = False,
-                       prepared: PreparedText | None = None) -> list[Rule]:
+                       prepared: PreparedText | None = None, letters: bool = False) -> list[Rule]:
         """``matching_rules(self.prepare(text, folded), symbols_only)``, where the prepared
-        text is built only if a rule not answered by its lowered pattern needs it."""
+        text is built only if a rule not answered by its lowered pattern needs it.
+        ``letters``: ``folded`` reads each non-ASCII character of the text as ``?`` or, for a
+        letter, ``Z`` (``sparse_window.WindowFacts.letters``)."""
         # ``candidates`` written out, with the groups' checks inlined: this runs once a
         # scanned text, most of them short
         opened, proven, known = self._look(folded)
@@ -332,7 +344,8 @@ class RuleSetGate:
             opened ^= lowest
             entry = by_bit[lowest]
             lowered = (entry.lowered if ascii_text
-                       else entry.lowered_for_symbols if symbols_only else None)
+                       else entry.lowered_for_symbols if symbols_only
+                       else entry.lowered_for_letters if letters else None)
             groups = decided[lowest] if lowered is not None else all_groups[lowest]
             if groups is None:  # anchors on the unfolded text: the rule checks them itself
                 prepared = prepared or self.prepare(text, folded)

@@ -17,10 +17,10 @@ import gc
 import itertools
 import operator
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import NamedTuple
 
-from soulscan.engine.prefilter import RuleSetGate, gated_python_re
+from soulscan.engine.prefilter import GatedRule, RuleSetGate, gated_python_re
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
 from soulscan.hermes.sparse_window import window_facts
@@ -104,8 +104,10 @@ def scan_for_threats(text: str, scope: str = "context") -> list[str]:
                 window.encode("ascii", "replace").decode("ascii").lower()):
             return findings
         matching = gate.matching_rules(gate.prepare(nfkc(window)))
-    elif facts.folded is not None and gate.ascii_anchors_only:  # as the runtime pack's gates
-        matching = gate.rules_matching(window, facts.folded, facts.symbols_only)
+    elif facts.folded is not None and gate.ascii_anchors_only and (
+            gate.letters_fold or not facts.letters):  # as the runtime pack's gates do
+        matching = gate.rules_matching(window, facts.folded, facts.symbols_only,
+                                       letters=facts.letters)
     else:
         matching = gate.matching_rules(gate.prepare(window))
     findings.extend(rule.id for rule in matching)
@@ -177,10 +179,14 @@ def runtime_matches(
     prepared = gate.prepare(mapped.text)
     entries = (gate.candidates(prepared) if verdict is None
                else [entry for entry in gate.rules if entry.rule.id in verdict])
+    lowered_of, folded = _lowered_reading(gate, mapped.text) if entries else (None, "")
     found: list[RuntimeMatch] = []
     for entry in entries:
         rule = entry.rule
-        for start, end in entry.finditer(prepared):
+        lowered = lowered_of(entry) if lowered_of is not None else None
+        spans = (entry.finditer(prepared) if lowered is None
+                 else (found_at.span() for found_at in lowered.finditer(folded)))
+        for start, end in spans:
             src_start, src_end = mapped.source_span(start, end)
             found.append(RuntimeMatch(rule.id, rule, src_start, src_end))
     matches = (_invisible_matches(text)  # already in order
@@ -195,6 +201,31 @@ def runtime_matches(
 
 
 _match_order = operator.attrgetter("start", "end", "rule_id")
+
+
+def _lowered_reading(
+    gate: RuleSetGate, text: str
+) -> tuple[Callable[[GatedRule], re.Pattern[str] | None] | None, str]:
+    """Which lowered pattern of a rule finds its matches in ``text`` (already NFKC) as its
+    own pattern does, span for span, and the folded text it runs on: as ``scan_for_threats``
+    answers a window (``soulscan.engine.lowered``). (None, "") when no rule's would."""
+    if text.isascii():
+        return _LOWERED, text.lower()
+    if not gate.ascii_anchors_only:
+        return None, ""
+    facts = window_facts(text, _pack_invisible())
+    if not facts.normal or facts.folded is None:
+        return None, ""
+    if facts.symbols_only:
+        return _LOWERED_FOR_SYMBOLS, facts.folded
+    if facts.letters:
+        return _LOWERED_FOR_LETTERS, facts.folded
+    return None, ""
+
+
+_LOWERED = operator.attrgetter("lowered")
+_LOWERED_FOR_SYMBOLS = operator.attrgetter("lowered_for_symbols")
+_LOWERED_FOR_LETTERS = operator.attrgetter("lowered_for_letters")
 _FEW_MATCHES = 64  # inserting each into the ordered list beats sorting them all
 
 

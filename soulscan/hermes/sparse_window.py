@@ -26,8 +26,10 @@ import unicodedata
 from typing import NamedTuple
 
 from soulscan.engine.anchors import FOLDS_TO_ASCII
+from soulscan.engine.lowered import LETTER_STAND_IN, SYMBOL_STAND_IN
 
 _ASCII_BYTES = bytes(range(128))
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 _FOLDING = frozenset(FOLDS_TO_ASCII)
 
 
@@ -42,6 +44,9 @@ class WindowFacts(NamedTuple):
     # ``re`` reads no non-ASCII character as a word, space or digit character: each is a
     # symbol, which ``folded`` reads as ``?`` (``soulscan.engine.lowered.takes_symbols``)
     symbols_only: bool = False
+    # ``folded`` reads each letter (a word character that is no digit) as ``Z`` and each
+    # other non-ASCII character, all symbols, as ``?`` (``lowered.takes_letters``)
+    letters: bool = False
     # when not proven normal: NFKC makes no ASCII character and no character that folds to
     # one, so every run of ASCII characters NFKC leaves is one the window holds (``ascii_kept``)
     ascii_kept: bool = False
@@ -49,7 +54,10 @@ class WindowFacts(NamedTuple):
 
 def non_ascii_characters(window: str) -> str:
     """Every non-ASCII character of ``window``, in order (lone surrogates too)."""
-    utf8 = window.encode("utf-8", "surrogatepass")
+    return _non_ascii_of(window.encode("utf-8", "surrogatepass"))
+
+
+def _non_ascii_of(utf8: bytes) -> str:
     return utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
 
 
@@ -72,18 +80,56 @@ _MANY = 256
 
 def window_facts(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
     """The facts of a non-ASCII ``window``."""
-    others = non_ascii_characters(window)
+    utf8 = window.encode("utf-8", "surrogatepass")
+    others = _non_ascii_of(utf8)
     distinct = distinct_characters(others) if len(others) > _MANY else set(others)
     invisible = frozenset(distinct & invisible_chars)
     if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", others):
         return WindowFacts(invisible, False, None, ascii_kept=ascii_kept(distinct))
     if not _FOLDING.isdisjoint(distinct):
         return WindowFacts(invisible, True, None)
-    folded = window.encode("ascii", "replace").decode("ascii").lower()
-    return WindowFacts(invisible, True, folded, _WORD_OR_SPACE.search(others) is None)
+    joined = "".join(distinct)
+    if _WORD_OR_SPACE.search(joined) is None:
+        folded = window.encode("ascii", "replace").decode("ascii").lower()
+        return WindowFacts(invisible, True, folded, symbols_only=True)
+    table = _letters_table(joined)
+    if table is not None:
+        folded = utf8.translate(table, _CONTINUATION_BYTES).decode("ascii")
+        return WindowFacts(invisible, True, folded, letters=True)
+    return WindowFacts(invisible, True, window.encode("ascii", "replace").decode("ascii").lower())
 
 
-# ``re``'s own classes, as the runtime's patterns read them (``\d`` is within ``\w``)
+# ``re``'s own classes, as the runtime's patterns read them
+_DIGIT_OR_SPACE = re.compile(r"[\d\s]")
+_WORD = re.compile(r"\w")
+_NOT_WORD = re.compile(r"\W")
+# ASCII lower-cased, every other byte the symbol stand-in (``str.encode``'s replacement)
+_FOLD_TABLE = bytes(byte + 32 if 0x41 <= byte <= 0x5A else byte if byte < 0x80
+                    else ord(SYMBOL_STAND_IN) for byte in range(256))
+
+
+def _letters_table(distinct: str) -> bytes | None:
+    """A ``bytes.translate`` table that folds a window's UTF-8 form, its continuation bytes
+    deleted (one byte a character), as ``PreparedText`` folds it, but with each letter read
+    as ``LETTER_STAND_IN``: when the ``distinct`` non-ASCII characters are letters (``re``
+    reads them as word characters and no digits) and symbols (none of word, space or digit
+    character), and no UTF-8 leading byte starts both a letter and a symbol. None otherwise."""
+    if _DIGIT_OR_SPACE.search(distinct) is not None:
+        return None
+    letter_leads = _leading_bytes(_NOT_WORD.sub("", distinct))
+    if not letter_leads.isdisjoint(_leading_bytes(_WORD.sub("", distinct))):
+        return None
+    table = bytearray(_FOLD_TABLE)
+    for lead in letter_leads:
+        table[lead] = ord(LETTER_STAND_IN)
+    return bytes(table)
+
+
+def _leading_bytes(chars: str) -> set[int]:
+    return set(chars.encode("utf-8", "surrogatepass").translate(None, _CONTINUATION_BYTES))
+
+
+# (``\d`` is within ``\w``)
 _WORD_OR_SPACE = re.compile(r"[\w\s]")
 
 
