@@ -12,8 +12,7 @@ Two finders answer exactly for every anchor they are given, each suited to one k
   word between spaces is found by a set intersection with the text's tokens (``WordsIndex``,
   one split); the anchors inside one word (maybe with a space on one side) by one pivot
   pass over the text's distinct words, which hold such an anchor exactly when the text does
-  and are shorter; an anchor of several words is searched for only when the text holds a
-  word between two of its spaces, and the rest by one pivot pass over the text.
+  and are shorter; the anchors of several words by one pivot pass over the text.
 
 ``tests/test_hardened_gate.py`` compares both with plain ``in``.
 """
@@ -198,21 +197,13 @@ class TokenFinder:
         # A piece of one word, maybe with a space on one side (` instr`, `user `), is in a
         # padded text exactly when it is in its distinct tokens, each with a space each
         # side, which are shorter: one pivot pass over them finds all such anchors.
-        one_word = [a for a in anchors if a not in spaced and a.isascii() and _ONE_WORD.fullmatch(a)]
+        one_word = {a for a in anchors if a not in spaced and a.isascii() and _ONE_WORD.fullmatch(a)}
         self.in_tokens = PivotFinder(one_word, ONE_TOKEN_PIVOT_RANK)
-        # Anchors of several words are looked for only when the text holds a word between
-        # two of their spaces (the longest); the others by one pivot pass over the text.
-        self.by_token: dict[str, list[str]] = {}
-        across = []
-        for anchor in anchors:
-            if anchor in spaced or anchor in one_word or not anchor.isascii():
-                continue
-            inner = [piece for piece in anchor.split(" ")[1:-1] if piece]
-            if inner and not _NOT_SPACED.search(anchor):
-                self.by_token.setdefault(max(inner, key=lambda piece: (len(piece), piece)), []).append(anchor)
-            else:
-                across.append(anchor)
-        self.across = PivotFinder(across)
+        # Anchors of several words by one pivot pass over the text (an ``in`` of each whose
+        # words the text holds costs more: the common words are in most texts).
+        self.across = PivotFinder(
+            a for a in anchors if a not in spaced and a not in one_word and a.isascii()
+        )
         # an ASCII text holds none of these
         self.non_ascii = PivotFinder(anchor for anchor in anchors if not anchor.isascii())
 
@@ -226,15 +217,11 @@ class TokenFinder:
                 words = WordsIndex.of(folded)
             padded = _padded(folded)
             found = self.in_tokens.found_in(f" {words.distinct} " if padded else folded)
-            tokens = words.tokens
-            by_token = self.by_token
-            for token in by_token.keys() & tokens:
-                found.update(anchor for anchor in by_token[token] if anchor in folded)
             found |= self.across.found_in(folded)
             if not ascii:
                 found |= self.non_ascii.found_in(folded)
             spaced_words = self.spaced_words
-            held = spaced_words.keys() & tokens
+            held = spaced_words.keys() & words.tokens
             if held and not padded:
                 held = {word for word in held if spaced_words[word] in folded}
             found.update(spaced_words[word] for word in held)
