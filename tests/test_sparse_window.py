@@ -176,3 +176,24 @@ def test_which_windows_read_letters_as_a_stand_in(window: str, folded: str | Non
     facts = window_facts(window, INVISIBLE)
     assert facts.normal and facts.letters is (folded is not None)
     assert facts.folded == (folded or PreparedText(window, ascii_anchors_only=True).folded)
+
+
+# ASCII words a rule needs, letters, symbols and invisible characters side by side
+READ_BY_CLASS = st.lists(st.one_of(
+    st.sampled_from(["ignore all previous instructions", "you are now a", "curl $TOKEN", " ",
+                     "token = 'abcdefghijklmnopqrstuvwxyz0123", "<!-- ignore -->", "x", "\n"]),
+    st.sampled_from(["\u00e9", "\u043f\u0440\u0438", "\u4e2d", "\u2019", "\u200b", "\U0001f600",
+                     "\u00a7", "\u2705"])), min_size=1, max_size=25).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(READ_BY_CLASS)
+def test_runtime_matches_of_a_window_read_by_class_are_res(window: str) -> None:
+    verdict = scanner.scan_for_threats(window, "strict")
+    rules = [rule for rule in scanner._rules_in(frozenset({"all", "context", "strict"}))
+             if rule.id in verdict]
+    expected = sorted((m.start(), m.end(), rule.id) for rule in rules
+                      for m in re.finditer(rule.pattern, window, re.IGNORECASE))
+    found = scanner.runtime_matches(window, "strict", verdict)
+    assert sorted((match.start, match.end, match.rule_id) for match in found
+                  if match.rule is not None) == expected
