@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from soulscan.hermes.sources import HERMES_MD_NAMES
 from soulscan.models import FileResult
@@ -40,9 +40,10 @@ def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
     results = list(results)
     # Indexed by resolved path once: a lookup per directory, not a scan of every
     # .hermes.md per directory (quadratic on a tree of thousands of directories).
+    realpath = RealPaths()
     hermes_files = _by_resolved_path(
-        r for r in results if r.kind == "hermes" and r.path != "<stdin>")
-    finder = _HermesFinder()
+        (r for r in results if r.kind == "hermes" and r.path != "<stdin>"), realpath)
+    finder = _HermesFinder(realpath)
     by_directory: dict[str, list[FileResult]] = {}
     for result in results:
         if result.kind in PROJECT_KINDS and result.path != "<stdin>":
@@ -50,7 +51,7 @@ def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
             by_directory.setdefault(directory, []).append(result)
     notes: list[str] = []
     for directory, members in by_directory.items():
-        for loser, winner in _losers(directory, members, hermes_files, finder):
+        for loser, winner in _losers(directory, members, hermes_files, finder, realpath):
             notes.append(
                 f"{escape_text(loser.path)}: Hermes started in {escape_text(directory)} "
                 f"loads {escape_text(winner)} instead"
@@ -58,11 +59,13 @@ def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
     return notes
 
 
-def _by_resolved_path(results: Iterable[FileResult]) -> dict[str, FileResult]:
+def _by_resolved_path(
+    results: Iterable[FileResult], realpath: Callable[[str], str]
+) -> dict[str, FileResult]:
     index: dict[str, FileResult] = {}
     for result in results:
         try:
-            index.setdefault(os.path.realpath(result.path), result)
+            index.setdefault(realpath(result.path), result)
         except (OSError, ValueError):
             continue
     return index
@@ -76,14 +79,15 @@ class _HermesFinder:
     file system once per directory, not once per directory below it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, realpath: Callable[[str], str]) -> None:
+        self._realpath = realpath
         self._has_git: dict[str, bool] = {}
         self._hermes_in: dict[str, str | None] = {}
 
     def find(self, directory: str) -> str | None:
         """The first `.hermes.md`/`HERMES.md` regular file on the walk from ``directory``
         to its git root (``directory`` alone outside a repository), as a path."""
-        current = os.path.realpath(directory)
+        current = self._realpath(directory)
         chain = _ancestors(current)
         git_root = next((d for d in chain if self._git_entry(d)), None)
         for candidate_directory in chain if git_root is not None else chain[:1]:
@@ -105,6 +109,41 @@ class _HermesFinder:
             self._hermes_in[directory] = next(
                 (path for path in candidates if stat.S_ISREG(_mode(path) or 0)), None)
         return self._hermes_in[directory]
+
+
+class RealPaths:
+    """``os.path.realpath`` for many paths of one tree, each directory resolved once.
+
+    ``realpath`` asks the file system about every part of a path (``lstat`` each), so the
+    thousands of files of a tree asked their ancestors' questions again and again. Here an
+    absolute, normalised path is its resolved parent joined with its name, unless that
+    name is a symbolic link (then ``realpath`` itself answers); anything else (relative,
+    ``..``, a leading ``//``) goes to ``realpath`` as it is.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        known = self._known.get(path)
+        if known is not None:
+            return known
+        resolved = self._resolve(path)
+        self._known[path] = resolved
+        return resolved
+
+    def _resolve(self, path: str) -> str:
+        if not path.startswith("/") or path.startswith("//") or os.path.normpath(path) != path:
+            return os.path.realpath(path)
+        parent, name = os.path.split(path)
+        if not name:  # the root
+            return os.path.realpath(path)
+        candidate = os.path.join(self(parent), name)
+        try:
+            is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+        except OSError:  # as realpath reads it (strict=False): not a link, kept as named
+            is_link = False
+        return os.path.realpath(path) if is_link else candidate
 
 
 def _mode(path: str) -> int | None:
@@ -132,6 +171,7 @@ def _losers(
     members: list[FileResult],
     hermes_files: dict[str, FileResult],
     finder: _HermesFinder,
+    realpath: Callable[[str], str],
 ) -> list[tuple[FileResult, str]]:
     loadable = [m for m in members if m.runtime.action != "skip"]
     try:
@@ -141,7 +181,7 @@ def _losers(
     if found is not None:
         # It may sit in a parent directory (Hermes walks up to the git root).
         try:
-            scanned = hermes_files.get(os.path.realpath(found))
+            scanned = hermes_files.get(realpath(found))
         except (OSError, ValueError):
             scanned = None
         if scanned is None:

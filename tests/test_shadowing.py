@@ -78,3 +78,37 @@ def test_parent_hermes_md_counts_only_when_scanned(
     ]
     only_file = run_scan(discover(["AGENTS.md"]), ScanOptions(profile="runtime"))
     assert shadowing_notes(only_file.files) == []
+
+
+def test_real_paths_resolve_as_realpath_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RealPaths (each directory resolved once) == os.path.realpath on a tree with links
+    to directories and files, chains, dangling links, a loop, and paths realpath must
+    read as they are (relative, '..', '//', absent parts)."""
+    import os
+
+    from soulscan.shadowing import RealPaths
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "AGENTS.md").write_text("x")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "link-to-a").symlink_to(tmp_path / "a")
+    (tmp_path / "relative-link").symlink_to("a/b")
+    (tmp_path / "chain").symlink_to(tmp_path / "link-to-a")
+    (tmp_path / "c" / "file-link").symlink_to(tmp_path / "a" / "b" / "AGENTS.md")
+    (tmp_path / "c" / "up").symlink_to("..")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop-1").symlink_to(tmp_path / "loop-2")
+    (tmp_path / "loop-2").symlink_to(tmp_path / "loop-1")
+    monkeypatch.chdir(tmp_path / "c")
+    base = str(tmp_path)
+    paths = [
+        base, f"{base}/a", f"{base}/a/b/AGENTS.md", f"{base}/link-to-a/b/AGENTS.md",
+        f"{base}/relative-link/AGENTS.md", f"{base}/chain/b", f"{base}/c/file-link",
+        f"{base}/c/up/a/b", f"{base}/c/up/c/up/link-to-a", f"{base}/dangling/x",
+        f"{base}/loop-1/x", f"{base}/absent/deeper/AGENTS.md", f"{base}/a/../link-to-a",
+        f"{base}/./a", f"/{base}/a", f"{base}/a/", "relative", "../a/b", ".", "/",
+    ]  # fmt: skip
+    real_paths = RealPaths()
+    for _ in range(2):  # the second time from what it remembered
+        for path in paths:
+            assert real_paths(path) == os.path.realpath(path), path
