@@ -49,6 +49,7 @@ from soulscan.textpos import LineIndex
 from soulscan.verdict_occurrences import verdict_occurrences
 
 _RULE_ID = operator.attrgetter("rule_id")
+_new = tuple.__new__  # a named tuple built without its Python-level ``__new__``
 PROFILES = ("runtime", "hardened", "all")
 SNIPPET_LIMIT = 160
 MAX_OCCURRENCES = 1000
@@ -67,7 +68,16 @@ class RuleFacts:
 
     @classmethod
     def of(cls, rule: Rule) -> RuleFacts:
-        return cls(rule.id, rule.severity, rule.confidence, rule.scope, rule.message)
+        # (asked for again in every flagged file: built once a rule; rules live as long as
+        # their packs, and the entry keeps its rule alive, so the id is never reused)
+        known = _RULE_FACTS.get(id(rule))
+        if known is None or known[0] is not rule:
+            known = _RULE_FACTS[id(rule)] = (
+                rule, cls(rule.id, rule.severity, rule.confidence, rule.scope, rule.message))
+        return known[1]
+
+
+_RULE_FACTS: dict[int, tuple[Rule, RuleFacts]] = {}
 
 
 @functools.lru_cache(maxsize=1024)  # a file of hidden characters repeats a few of them
@@ -188,7 +198,7 @@ class _FileContext:
 
     def admit_all(
         self, matches: Sequence[RuntimeMatch], counts: Counter[str] | None = None
-    ) -> Iterator[RuntimeMatch]:
+    ) -> Sequence[RuntimeMatch]:
         """``admit`` for many matches at once: each counted, those still listed yielded.
 
         Counted in one pass in C, and left as soon as every rule is at its cap: a
@@ -198,11 +208,15 @@ class _FileContext:
         """
         if counts is None:
             counts = Counter(map(_RULE_ID, matches))
-        left = {rule_id: MAX_OCCURRENCES - self.occurrences[rule_id] for rule_id in counts}
-        self.occurrences.update(counts)
+        occurrences = self.occurrences
+        left = {rule_id: MAX_OCCURRENCES - occurrences[rule_id] for rule_id in counts}
+        occurrences.update(counts)
         if all(left[rule_id] >= count for rule_id, count in counts.items()):
-            yield from matches  # the common case: room for every one
-            return
+            return matches  # the common case: room for every one
+        return list(self._still_listed(matches, left))
+
+    @staticmethod
+    def _still_listed(matches: Sequence[RuntimeMatch], left: dict[str, int]) -> Iterator[RuntimeMatch]:
         open_rules = sum(1 for room in left.values() if room > 0)
         for match in matches:
             if not open_rules:
@@ -253,18 +267,21 @@ class _FileContext:
 
 def _runtime_findings(
     context: _FileContext, region: Region, text: str, verdict: Sequence[str] | None = None
-) -> Iterator[_Draft]:
+) -> list[_Draft]:
     """Occurrences of the runtime's rules in ``text``, a prefix of the region's text
     (``verdict``: the runtime's ids for exactly this text, see ``runtime_matches``)."""
     if not text:
-        return
+        return []
     if verdict is None:
         matches = context.admit_all(runtime_matches(text, region.scope))
     else:
         listed, counts = verdict_occurrences(text, region.scope, verdict, MAX_OCCURRENCES)
         matches = context.admit_all(listed, counts)
     facts_of: dict[str, RuleFacts] = {}  # one rule (or hidden character) a rule id
-    offset, window, ids = region.offset, region.scanned, region.ids
+    offset, window, ids, effect = region.offset, region.scanned, region.ids, region.effect
+    low, high = (window.start, window.end) if window is not None else (1, 0)
+    drafts: list[_Draft] = []
+    append = drafts.append
     for rule_id, rule, match_start, match_end in matches:
         start, end = offset + match_start, offset + match_end
         facts = facts_of.get(rule_id)
@@ -274,10 +291,12 @@ def _runtime_findings(
                 if rule is None else RuleFacts.of(rule)
             )
         # Only an occurrence the runtime saw inside its window contributed to the block.
-        counted = (window is not None and window.start <= start and end <= window.end
-                   and rule_id in ids)
-        effect = region.effect if counted else EFFECT_NONE
-        yield _Draft(region, facts, ORIGIN_RUNTIME, Span(start, end), effect)
+        counted = low <= start and end <= high and rule_id in ids
+        # (one a listed occurrence, thousands in a file of hidden characters: the named
+        # tuples are built without their Python-level ``__new__``)
+        append(_new(_Draft, (region, facts, ORIGIN_RUNTIME, _new(Span, (start, end)),
+                             effect if counted else EFFECT_NONE, None, None)))
+    return drafts
 
 
 def _runtime_flagged(region: Region) -> bool:

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 from collections.abc import Sequence
 
 from soulscan.models import Location
+
+_new = tuple.__new__  # a named tuple built without its Python-level ``__new__``
+_NO_LOCATION = Location(0, 0, 0, 0)  # a placeholder, every one replaced
 
 # Newlines are looked for at least this far ahead at a time (and the stretch read at least
 # doubles each time), so a file whose findings all sit near its start is never read to its end.
@@ -28,12 +32,13 @@ class LineIndex:
     kilobytes costs a few kilobytes of newline search, not a megabyte.
     """
 
-    __slots__ = ("_searched", "_starts", "text")
+    __slots__ = ("_known", "_searched", "_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._starts = [0]
         self._searched = 0  # every newline before this offset is in ``_starts``
+        self._known: dict[int, int] = {}  # line number -> start, of the lines ``locations`` met
 
     @classmethod
     def of(cls, text: str) -> LineIndex:
@@ -81,28 +86,46 @@ class LineIndex:
         return Location(line, column, line, end - starts[line - 1] + 1)
 
     def locations(self, spans: Sequence[tuple[int, int]]) -> list[Location]:
-        """``location`` of each ``(start, end)`` span: one search for the line starts all
-        of them need, then each worked out without a call of its own (a file of hidden
-        characters has thousands of findings)."""
-        text_length = len(self.text)
+        """``location`` of each ``(start, end)`` span, worked out in one walk through the
+        spans in text order: the newlines between one span and the next are counted in C,
+        and no list of line starts is built (a flagged file has a finding or two, or
+        thousands on a few lines). The lines met are remembered for ``line_start``."""
+        text = self.text
+        text_length = len(text)
         if any(not 0 <= start <= end <= text_length for start, end in spans):
             return [self.location(start, end) for start, end in spans]  # raises the error
-        self._search_to(max((end for _, end in spans), default=0))
-        starts = self._starts
-        count = len(starts)
-        found: list[Location] = []
-        for start, end in spans:
-            line = bisect.bisect_right(starts, start)
-            column = start - starts[line - 1] + 1
-            if line < count and end >= starts[line]:  # the span runs on past its line
-                end_line = bisect.bisect_right(starts, end, line)
-                found.append(Location(line, column, end_line, end - starts[end_line - 1] + 1))
-            else:
-                found.append(Location(line, column, line, end - starts[line - 1] + 1))
+        order: Sequence[int] = range(len(spans))
+        starts = [start for start, _ in spans]
+        if any(map(operator.gt, starts, starts[1:])):
+            order = sorted(order, key=starts.__getitem__)
+        count, find, rfind = text.count, text.find, text.rfind
+        known = self._known
+        found: list[Location] = [_NO_LOCATION] * len(spans)
+        line, line_start, counted = 1, 0, 0  # every newline before ``counted`` is counted
+        for position in order:
+            start, end = spans[position]
+            breaks = count("\n", counted, start)
+            if breaks:
+                line += breaks
+                line_start = rfind("\n", counted, start) + 1
+            counted = start
+            known[line] = line_start
+            inside = find("\n", start, end)
+            if inside == -1:
+                found[position] = _new(Location, (line, start - line_start + 1, line, end - line_start + 1))
+            else:  # the span runs on past its line
+                end_line = line + count("\n", inside, end)
+                end_line_start = rfind("\n", inside, end) + 1
+                known[end_line] = end_line_start
+                found[position] = _new(Location, (line, start - line_start + 1, end_line,
+                                                  end - end_line_start + 1))
         return found
 
     def line_start(self, line: int) -> int:
         """The offset where 1-based ``line`` starts."""
+        known = self._known.get(line)
+        if known is not None:
+            return known
         while len(self._starts) < line and self._searched < len(self.text):
             self._search_to(self._searched + 1)
         return self._starts[line - 1]
@@ -111,8 +134,8 @@ class LineIndex:
         """Where 1-based ``line`` ends (its newline, or the end of the text), or ``limit``
         if that comes first: the text is searched no further than ``limit`` for it."""
         limit = min(limit, len(self.text))
-        self._search_to(limit)
-        return min(self._starts[line] - 1, limit) if line < len(self._starts) else limit
+        end = self.text.find("\n", self.line_start(line), limit)
+        return limit if end == -1 else end
 
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` without its newline."""

@@ -56,23 +56,27 @@ def text_and_spans(draw: st.DrawFn) -> tuple[str, list[tuple[int, int]]]:
 
 
 @pytest.mark.parametrize(
-    ("long_line", "block"),
+    ("long_line", "block", "few"),
     [
-        pytest.param(excerpt_module.LONG_LINE, 4096, id="as-shipped"),
-        pytest.param(0, 7, id="every-line-long-small-blocks"),
-        pytest.param(30, 1, id="short-long-lines-one-character-blocks"),
+        pytest.param(excerpt_module.LONG_LINE, 4096, excerpt_module.FEW_FINDINGS, id="as-shipped"),
+        pytest.param(excerpt_module.LONG_LINE, 4096, 0, id="shared-windows-always"),
+        pytest.param(0, 7, 0, id="every-line-long-small-blocks"),
+        pytest.param(0, 7, 12, id="every-line-long-each-alone"),
+        pytest.param(30, 1, 0, id="short-long-lines-one-character-blocks"),
+        pytest.param(30, 1, 12, id="short-long-lines-each-alone"),
     ],
 )
 @EXCERPT_SETTINGS
 @given(case=text_and_spans())
 def test_excerpts_are_the_whole_line_excerpts(
-    long_line: int, block: int, case: tuple[str, list[tuple[int, int]]]
+    long_line: int, block: int, few: int, case: tuple[str, list[tuple[int, int]]]
 ) -> None:
     text, spans = case
     index = LineIndex.of(text)
     locations = [index.location(start, end) for start, end in spans]
     with mock.patch.object(excerpt_module, "LONG_LINE", long_line), \
-            mock.patch.object(secret_screen, "_BLOCK", block):
+            mock.patch.object(secret_screen, "_BLOCK", block), \
+            mock.patch.object(excerpt_module, "FEW_FINDINGS", few):
         shown = FileExcerpts(text, LineIndex.of(text)).excerpts(locations)
     assert shown == [whole_line_excerpt(text, location) for location in locations]
 

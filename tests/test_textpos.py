@@ -49,7 +49,7 @@ def test_position_agrees_with_splitting(text: str, data: st.DataObject) -> None:
     assert index.line_text(line) == text.split("\n")[line - 1]
 
 
-QUESTIONS = st.tuples(st.sampled_from(("position", "location", "line_end", "line_text")),
+QUESTIONS = st.tuples(st.sampled_from(("position", "location", "locations", "line_end", "line_text")),
                       st.integers(0, 10_000))
 
 
@@ -71,6 +71,11 @@ def _check_answers(index: LineIndex, text: str, lines: list[str], queries: list[
             offset = number % (len(text) + 1)
             before = text[:offset].split("\n")
             assert index.position(offset) == (len(before), len(before[-1]) + 1)
+            continue
+        if question == "locations":  # spans out of text order; the lines met are remembered
+            spans = [(at, at + number % 5) for at in range(number % 13, len(text) - 4, 1 + number % 7)]
+            spans.reverse()
+            assert index.locations(spans) == [location_of(text, *span) for span in spans]
             continue
         if question == "location":
             start = number % (len(text) + 1)

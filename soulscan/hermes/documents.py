@@ -37,6 +37,7 @@ from soulscan.hermes.sources import (
 )
 from soulscan.hermes.spans import Region, covered_length
 from soulscan.hermes.truncation import (
+    DEFAULT_MAX_CHARS,
     Cut,
     HomePath,
     context_file_max_chars,
@@ -48,6 +49,18 @@ from soulscan.models import RuntimeSummary
 CONTEXT_KINDS: Final = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc")
 MEMORY_KINDS: Final = ("memory", "user")
 KINDS: Final = CONTEXT_KINDS + MEMORY_KINDS
+
+# How the runtime frames each kind's section: (a "## name" header, a blank-line trailer,
+# frontmatter stripped).
+_FRAMING: Final = {
+    "soul": (False, False, False),
+    "hermes": (True, False, True),
+    "agents": (True, False, False),
+    "claude": (True, False, False),
+    "cursorrules": (True, True, False),
+    "mdc": (True, True, False),
+}
+_new = tuple.__new__  # a named tuple built without its Python-level ``__new__``
 
 _TRUNCATION_LABELS: Final = {
     "soul": "SOUL.md",
@@ -134,16 +147,17 @@ def _context_document(
     if kind == "soul" and is_legacy_template_soul(text):
         return skip_document(path, kind, text, "legacy template: Hermes 0.19.0 overwrites it with its "
                      "built-in default SOUL.md and loads that instead")
-    judged = judge_section(text, label, header=kind != "soul",
-                           trailer=kind in ("cursorrules", "mdc"), strip_frontmatter=kind == "hermes")
+    header, trailer, strip_frontmatter = _FRAMING[kind]
+    judged = judge_section(text, label, header=header, trailer=trailer,
+                           strip_frontmatter=strip_frontmatter)
     if judged is None:
         return skip_document(path, kind, text, "empty after whitespace strip: nothing loaded")
     length = judged.section_length
-    max_chars = context_file_max_chars(hermes_home=hermes_home, context_length=context_length)
+    max_chars = (DEFAULT_MAX_CHARS if hermes_home is None and context_length is None
+                 else context_file_max_chars(hermes_home=hermes_home, context_length=context_length))
     if length <= max_chars:  # the common case: it fits, the section is the output
-        region = judged.whole_region()
-        summary = context_summary(text, judged, region, None, max_chars, length)
-        return RuntimeDocument(path, kind, label, text, summary, (region,), judged.section)
+        return _new(RuntimeDocument, (path, kind, label, text, _whole_summary(text, judged),
+                                      (judged.whole_region(),), judged.section))
     cut = plan_cut(length, max_chars)
     output, _ = truncate_content(
         judged.section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars,
@@ -153,6 +167,18 @@ def _context_document(
     region = judged.region(kept)
     summary = context_summary(text, judged, region, cut, max_chars, length)
     return RuntimeDocument(path, kind, label, text, summary, (region,), output)
+
+
+def _whole_summary(text: str, judged: JudgedSection) -> RuntimeSummary:
+    """``context_summary`` of a section that reaches the model whole (no cut)."""
+    if judged.ids:
+        replaced = f"the whole file is replaced by: {judged.content}"
+        return RuntimeSummary("block", judged.ids, len(text), 0, replaced)
+    # Frontmatter and BOMs sit after the leading whitespace: nothing when the text starts at 0.
+    start = judged.prepared.start
+    skipped = start and start - (len(text) - len(text.lstrip()))
+    detail = f"frontmatter and leading BOMs ({skipped} chars) removed unscanned" if skipped else None
+    return RuntimeSummary("load", (), len(text), len(judged.prepared.scanned), detail)
 
 
 def _cut_touches(cut: Cut, start: int, length: int) -> bool:

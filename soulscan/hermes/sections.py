@@ -17,6 +17,8 @@ from soulscan.hermes.scanner import MAX_SCAN_CHARS, blocked_placeholder, scan_fo
 from soulscan.hermes.spans import Region, visible_spans
 from soulscan.models import EFFECT_BLOCKS_FILE, EFFECT_NONE, Span
 
+_new = tuple.__new__  # a named tuple built without its Python-level ``__new__``
+
 
 class ContextText(NamedTuple):
     """Where the parts of one context file sit inside its decoded text.
@@ -42,8 +44,8 @@ def prepare_context_text(text: str, *, strip_frontmatter: bool) -> ContextText |
         start += frontmatter_body_start(text[start:end])
     content = text[start:end]
     if content[:1] == BOM:
-        return ContextText(start, content, start + 1, content[1:])
-    return ContextText(start, content, start, content)
+        return _new(ContextText, (start, content, start + 1, content[1:]))
+    return _new(ContextText, (start, content, start, content))
 
 
 def section_header(name: str) -> str:
@@ -72,9 +74,17 @@ class JudgedSection(NamedTuple):
     def whole_region(self) -> Region:
         """The scanned unit of a section that reaches the model whole (no cut): what
         ``region`` gives for the one kept range ``(0, len(section))``."""
-        start = self.prepared.scan_start
-        content = len(self.content)
-        return self._region(() if self.ids or not content else (Span(start, start + content),))
+        # (built from plain tuples: one for every scanned file, the common case)
+        prepared = self.prepared
+        start, scanned = prepared.scan_start, prepared.scanned
+        length = len(scanned)
+        window = _new(Span, (start, start + min(length, MAX_SCAN_CHARS)))
+        if self.ids:
+            return _new(Region, (scanned, start, "context", self.ids, EFFECT_BLOCKS_FILE, window, ()))
+        # Loaded: the content is the scanned text, and what is scanned is what is seen.
+        visible = (() if not length else (window,) if length <= MAX_SCAN_CHARS
+                   else (_new(Span, (start, start + length)),))
+        return _new(Region, (scanned, start, "context", (), EFFECT_NONE, window, visible))
 
     def region(self, kept: Iterable[tuple[int, int]], section_start: int = 0) -> Region:
         """The scanned unit, with what survives ``kept`` ranges of the enclosing text.
@@ -104,8 +114,10 @@ def judge_section(
     prepared = prepare_context_text(text, strip_frontmatter=strip_frontmatter)
     if prepared is None:
         return None
-    ids = tuple(scan_for_threats(prepared.scanned, "context"))
-    content = blocked_placeholder(label, list(ids)) if ids else prepared.scanned
-    return JudgedSection(
-        prepared, ids, section_header(label) if header else "", content, "\n\n" if trailer else ""
-    )
+    found = scan_for_threats(prepared.scanned, "context")
+    framing = (f"## {label}\n\n" if header else "", "\n\n" if trailer else "")  # section_header
+    if found:
+        ids = tuple(found)
+        return _new(JudgedSection, (prepared, ids, framing[0], blocked_placeholder(label, found),
+                                    framing[1]))
+    return _new(JudgedSection, (prepared, (), framing[0], prepared.scanned, framing[1]))

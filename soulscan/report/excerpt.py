@@ -67,6 +67,8 @@ def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None
 
 # A line longer than this is screened for secrets around each finding, not as a whole.
 LONG_LINE = 2 * REDACTION_MARGIN
+# Up to this many findings of a file are each shown from their own line.
+FEW_FINDINGS = 8
 
 
 class FileExcerpts:
@@ -89,6 +91,30 @@ class FileExcerpts:
     def excerpts(self, locations: Sequence[Location]) -> list[Excerpt]:
         """The excerpt of each location: its line shown around ``[column, end_column)``,
         to the line's end when the location runs on past it."""
+        if len(locations) > FEW_FINDINGS:
+            return self._shared(locations)
+        # A finding or two (most flagged files): each is ``excerpt`` of its line, cut out
+        # of the text when it is short; sharing escaped windows would cost more than it saves.
+        shown: list[Excerpt] = []
+        lines = self._lines
+        for location in locations:
+            number = location.line
+            line = lines.get(number) or self._line(number)
+            if not line.short:
+                shown.extend(self._shared((location,)))
+                continue
+            line_text = self.text[line.start : line.end_or_limit]
+            free = self._secret_free.get(number)
+            if free is None:
+                free = self._secret_free[number] = redact(line_text) == line_text
+            start = location.column - 1
+            # (a location that runs on past its line is shown to the line's end)
+            end = location.end_column - 1 if location.end_line == number else len(line_text)
+            shown.append(excerpt(line_text, start, end, None if free else redact))
+        return shown
+
+    def _shared(self, locations: Sequence[Location]) -> list[Excerpt]:
+        """``excerpts`` of many locations: the neighbourhoods shown are escaped once."""
         # Each unredacted excerpt is known by the text it shows and where its pieces lie
         # in it, all it depends on: a repeating text (a file of emoji sequences lists a
         # thousand joiners) shows a few neighbourhoods many times, each worked out once.
