@@ -28,6 +28,7 @@ from soulscan.hardened.confusables_data import TO_ASCII
 from soulscan.hardened.view_offsets import EditedMap, Edits
 from soulscan.hardened.view_rewrite import (
     Match,
+    Pattern,
     View,
     identity_view,
     non_ascii_chars,
@@ -195,7 +196,11 @@ def skeleton_view(
     if rare is None or view.text is not raw.text:
         rare = non_ascii_chars(view.text)  # what a later pass finds is among these, or ASCII
     if _INVISIBLE_RUN.search(rare):
-        view = rewrite(view, "skeleton", _INVISIBLE_RUN, "")
+        # (the count reads the text: only where the non-ASCII characters are few)
+        if _sparse(view.text, rare) and _sparse(view.text, rare, _ascii_invisible_count(view.text)):
+            view = _deleted_at(view, _INVISIBLE_RUN, _INVISIBLE_START)
+        else:
+            view = rewrite(view, "skeleton", _INVISIBLE_RUN, "")
     elif _has_ascii_invisible(view.text):
         view = rewrite(view, "skeleton", _ASCII_INVISIBLE, "")
     if _NFKC_MAY_CHANGE.search(rare):
@@ -206,11 +211,52 @@ def skeleton_view(
             view = _nfkc_each(view, "skeleton")
         rare = non_ascii_chars(view.text)
     if _COMBINING_AFTER_NFKC.search(rare):
-        view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
+        if _sparse(view.text, rare):
+            view = _deleted_at(view, _COMBINING_AFTER_NFKC, _NON_ASCII_CHAR)
+        else:
+            view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
     view = _lower(view, "skeleton")
     if not view.text.isascii() and _CONFUSABLE.search(view.text):
         view = _fold_spoofed_words(view)
     return view
+
+
+def _sparse(text: str, rare: str, others: int = 0) -> bool:
+    """Does `text` hold few non-ASCII characters (`rare`: at least those it holds) and
+    `others` characters of another kind?"""
+    return (len(rare) + others) * _SPARSE_NON_ASCII <= len(text)
+
+
+def _ascii_invisible_count(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass").translate(None, _ALL_BUT_ASCII_INVISIBLE))
+
+
+# The characters an invisible run can start with: non-ASCII ones and ASCII invisibles.
+_INVISIBLE_START = re.compile(r"[^\t\n\r\x20-\x7e]")
+
+
+def _found_at(pattern: Pattern, text: str, starts: re.Pattern[str]) -> Iterator[Match]:
+    """The matches of `pattern`, each of which starts with a character `starts` finds, as
+    `finditer` finds them: tried at each such character from the last one's end (the first
+    place it matches is the leftmost), not at every character."""
+    position = 0
+    while (char := starts.search(text, position)) is not None:
+        match = pattern.match(text, char.start())
+        if match is None or match.end() == char.start():  # (the patterns match no empty run)
+            position = char.end()
+            continue
+        yield match
+        position = match.end()
+
+
+def _nothing(match: Match) -> str:
+    return ""
+
+
+def _deleted_at(view: View, pattern: Pattern, starts: re.Pattern[str]) -> View:
+    """`rewrite(view, "skeleton", pattern, "")` for a pattern each of whose matches starts
+    with a character `starts` finds, in a text that holds few."""
+    return rewrite_found(view, "skeleton", _found_at(pattern, view.text, starts), _nothing)
 
 
 def _non_ascii_words(text: str) -> Iterator[Match]:
