@@ -42,6 +42,7 @@ from soulscan.models import (
     Location,
     Severity,
     Span,
+    new_finding,
 )
 from soulscan.report.escape import escape_bounded
 from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, FileExcerpts
@@ -238,13 +239,13 @@ class _FileContext:
     def _finding(self, draft: _Draft, location: Location, shown: Excerpt) -> Finding:
         # (one call a listed occurrence, thousands in a file of hidden characters:
         # the helpers are inlined and the finding is built from positional arguments)
-        span, region, facts = draft.span, draft.region, draft.facts
-        start, end = span.start, span.end
-        window = region.scanned
+        region, facts, origin, span, effect, decoded, detail = draft
+        start, end = span
+        window, visible_spans = region.scanned, region.visible
         scanned = window is not None and window.start <= start and end <= window.end
         # (none of a blocked unit reaches the model: every runtime-profile finding)
-        reaches_model = bool(region.visible) and any(
-            _overlaps(span, visible) for visible in region.visible)
+        reaches_model = bool(visible_spans) and any(
+            _overlaps(span, visible) for visible in visible_spans)
         matched = self.text[start:end]
         extra = {
             # Identity of the matched content for suppressions and baselines (soulscan.suppress).
@@ -255,13 +256,12 @@ class _FileContext:
             "excerpt_match": shown.match,
             "excerpt_after": shown.after,
         }
-        if draft.detail:
-            extra["detail"] = _safe(str(draft.detail))
-        return Finding(
+        if detail:
+            extra["detail"] = _safe(str(detail))
+        return new_finding(
             facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
-            self.display, span, location, _safe_prefix(matched[:_SAFE_PREFIX]), draft.origin,
-            scanned and reaches_model, draft.effect,
-            None if draft.decoded is None else _safe(draft.decoded), extra,
+            self.display, span, location, _safe_prefix(matched[:_SAFE_PREFIX]), origin,
+            scanned and reaches_model, effect, None if decoded is None else _safe(decoded), extra,
         )
 
 

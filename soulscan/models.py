@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
 
@@ -81,6 +81,19 @@ class Finding:
     runtime_effect: str = EFFECT_NONE
     decoded: str | None = None  # a smuggled/encoded payload, decoded and escaped
     extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+
+_FINDING_FIELDS = tuple(f.name for f in fields(Finding))
+_object_new = object.__new__
+
+
+def new_finding(*values: object) -> Finding:
+    """``Finding(*values)``, every field given in order, without the frozen dataclass's
+    ``__init__`` (one ``object.__setattr__`` a field, 14 of them): a file of hidden
+    characters lists a thousand findings. The same object in every way (tested)."""
+    finding: Finding = _object_new(Finding)
+    finding.__dict__.update(zip(_FINDING_FIELDS, values, strict=True))
+    return finding
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ normalisation it needs for them when the verdict names none).
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 from collections import Counter
 from collections.abc import Sequence
@@ -49,8 +50,11 @@ def verdict_occurrences(window: str, scope: str, verdict: Sequence[str], limit: 
     for char in chars:
         rule_id = invisible_id(char)
         counts[rule_id] = window.count(char)
-        listed.extend(RuntimeMatch(rule_id, None, place, place + 1)
-                      for place in _first_places(window, char, limit))
+        places = _first_places(window, char, limit)
+        # (built by C-level map, a thousand of them in a window of hidden characters)
+        ends = map(operator.add, places, itertools.repeat(1))
+        rows = zip(itertools.repeat(rule_id), itertools.repeat(None), places, ends)
+        listed.extend(map(tuple.__new__, itertools.repeat(RuntimeMatch), rows))
     if chars:
         listed.sort(key=_MATCH_ORDER)
     return Occurrences(listed, counts)

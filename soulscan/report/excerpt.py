@@ -65,6 +65,8 @@ def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None
     )
 
 
+_new = tuple.__new__  # a named tuple built without its Python-level ``__new__`` (one a finding)
+
 # A line longer than this is screened for secrets around each finding, not as a whole.
 LONG_LINE = 2 * REDACTION_MARGIN
 # Up to this many findings of a file are each shown from their own line.
@@ -123,35 +125,36 @@ class FileExcerpts:
         known = self._known
         redacted: dict[int, Excerpt] = {}
         text, lines, secret_free = self.text, self._lines, self._secret_free
+        index = self.index
         for position, location in enumerate(locations):
-            line = lines.get(location.line) or self._line(location.line)
-            start = line.start + location.column - 1
-            if location.end_line == location.line:
-                end = line.start + location.end_column - 1
-            elif line.short:  # a newline lies inside the span: the line ends there
-                end = line.end_or_limit
+            number, column, end_line, end_column = location
+            line = lines.get(number) or self._line(number)
+            line_start, end_or_limit, short = line
+            start = line_start + column - 1
+            if end_line == number:
+                end = line_start + end_column - 1
+            elif short:  # a newline lies inside the span: the line ends there
+                end = end_or_limit
             else:
-                span_end = self.index.line_start(location.end_line) + location.end_column - 1
-                end = self.index.line_end(location.line, span_end)
-            shows_no_secret = secret_free.get(location.line) if line.short else None
+                end = index.line_end(number, index.line_start(end_line) + end_column - 1)
+            shows_no_secret = secret_free.get(number) if short else None
             if shows_no_secret is None:
-                shows_no_secret = self._shows_no_secret(location.line, line, start, end)
+                shows_no_secret = self._shows_no_secret(number, line, start, end)
             if shows_no_secret:
                 after_end = end + AFTER_LIMIT + 1
-                if after_end > line.end_or_limit:
-                    after_end = (line.end_or_limit if line.short
-                                 else self.index.line_end(location.line, after_end))
-                before = max(line.start, start - BEFORE_LIMIT - 1)
+                if after_end > end_or_limit:
+                    after_end = end_or_limit if short else index.line_end(number, after_end)
+                before = max(line_start, start - BEFORE_LIMIT - 1)
                 match_end = min(end, start + MATCH_LIMIT + 1)
                 key = (text[before : max(match_end, after_end)],
                        start - before, end - before, after_end - before)
                 shown.append(key)
                 if key not in known:
-                    new[key] = _Cuts(before, start, match_end, end, after_end)
+                    new[key] = _new(_Cuts, (before, start, match_end, end, after_end))
             else:
                 shown.append(None)
-                line_text = self.index.line_text(location.line)
-                redacted[position] = excerpt(line_text, start - line.start, end - line.start, redact)
+                line_text = index.line_text(number)
+                redacted[position] = excerpt(line_text, start - line_start, end - line_start, redact)
         if new:
             windows = _EscapedWindows(text, list(new.values()))
             for key, cuts in new.items():
@@ -252,8 +255,8 @@ class _EscapedWindows:
                 shown, offsets = escaped.escaped, escaped.offsets
             low, high = end - offset, after_end - offset
             after = shown[low:high] if offsets is None else shown[offsets[low]:offsets[high]]
-        return Excerpt(
+        return _new(Excerpt, (
             before if len(before) <= BEFORE_LIMIT else shorten_left(before, BEFORE_LIMIT),
             match if len(match) <= MATCH_LIMIT else shorten(match, MATCH_LIMIT),
             after if len(after) <= AFTER_LIMIT else shorten(after, AFTER_LIMIT),
-        )
+        ))
