@@ -186,3 +186,68 @@ def test_a_clear_stretch_holds_no_anchor_and_nothing_to_redact(text: str, data: 
             assert not any(start <= low and high <= end for low, high in anchors)
             low, high = sorted((data.draw(st.integers(start, end)), data.draw(st.integers(start, end))))
             assert redact(text[low:high]) == text[low:high]
+
+
+ONE_LINE_PIECES = [piece for piece in PIECES if "\n" not in piece]
+
+
+@st.composite
+def one_line_and_spans(draw: st.DrawFn) -> tuple[str, list[tuple[int, int]]]:
+    text = draw(st.lists(st.sampled_from(ONE_LINE_PIECES), max_size=60).map("".join))
+    text += draw(st.sampled_from(["", "\n", "x" * 50, "x" * 50 + "\nnext"]))
+    ends = st.integers(0, len(text))
+    spans = draw(st.lists(st.tuples(ends, st.integers(0, 90)).map(lambda s: (s[0], s[0] + s[1])),
+                          min_size=1, max_size=20))
+    return text, [(start, min(end, len(text))) for start, end in spans]
+
+
+@pytest.mark.parametrize("long_line", [0, 30], ids=["every-line-long", "short-long-lines"])
+@EXCERPT_SETTINGS
+@given(case=one_line_and_spans())
+def test_findings_inside_one_long_line_show_their_line_excerpts(
+    long_line: int, case: tuple[str, list[tuple[int, int]]]
+) -> None:
+    """The one-line path, when it answers, answers what each finding's line shows."""
+    text, spans = case
+    index = LineIndex.of(text)
+    locations = [index.location(start, end) for start, end in spans]
+    with mock.patch.object(excerpt_module, "LONG_LINE", long_line):
+        shown = FileExcerpts(text, LineIndex.of(text))._inside_one_line(locations)
+    if shown is not None:
+        assert shown == [whole_line_excerpt(text, location) for location in locations]
+
+
+def test_hidden_characters_along_one_line_take_the_one_line_path() -> None:
+    """A thousand joiners on one long line (cut at its start, a secret-free neighbourhood)
+    are shown by the one-line path, as their line shows them; a secret near them, a span
+    too long to show whole or a line ending before the last after piece turn it away."""
+    text = ("\U0001f468\u200d\U0001f469 x\\u{200D}" * 3000) + "tail" * 20
+    index = LineIndex.of(text)
+    spans = [(at, at + 1) for at, char in enumerate(text) if char == "\u200d"][:1000]
+    locations = [index.location(start, end) for start, end in spans]
+    excerpts = FileExcerpts(text, LineIndex.of(text))
+    shown = excerpts._inside_one_line(locations)
+    assert shown == [whole_line_excerpt(text, location) for location in locations]
+    assert excerpts.excerpts(locations) == shown  # and again, from what it remembers
+    last = spans[-1][1]
+    for other, span in [(text[:last] + "token=" + text[last:], spans[0]),
+                        (text, (0, 90)),
+                        (text[: last + 10] + "\n" + text[last + 10 :], spans[0])]:
+        other_index = LineIndex.of(other)
+        other_locations = [other_index.location(*s) for s in [*spans, span]]
+        assert FileExcerpts(other, other_index)._inside_one_line(other_locations) is None
+        assert FileExcerpts(other, LineIndex.of(other)).excerpts(other_locations) == [
+            whole_line_excerpt(other, location) for location in other_locations]
+
+
+def test_a_long_line_is_read_for_its_end_from_where_it_is_known_to_go() -> None:
+    """The after piece of a finding on a long line stops at the line's newline even when
+    an earlier finding's after piece ended just short of it."""
+    text = "a" * 100 + "\u200b" + "b" * 30 + "\u200b" + "c" * 12 + "\n" + "d" * 100
+    index = LineIndex.of(text)
+    locations = [index.location(100, 101), index.location(131, 132)]
+    with mock.patch.object(excerpt_module, "LONG_LINE", 10), \
+            mock.patch.object(excerpt_module, "FEW_FINDINGS", 0):
+        shown = FileExcerpts(text, LineIndex.of(text)).excerpts(locations)
+    assert shown == [whole_line_excerpt(text, location) for location in locations]
+    assert shown[1].after == "c" * 12

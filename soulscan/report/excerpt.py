@@ -9,6 +9,8 @@ read together hides the whole line behind one redaction instead.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -21,7 +23,7 @@ from soulscan.report.escape import (
     shorten,
     shorten_left,
 )
-from soulscan.report.secret_screen import SecretScreen
+from soulscan.report.secret_screen import LONGEST_ANCHOR, SecretScreen
 from soulscan.textpos import LineIndex
 
 BEFORE_LIMIT = 40
@@ -89,12 +91,14 @@ class FileExcerpts:
         self._lines: dict[int, _Line] = {}
         self._secret_free: dict[int, bool] = {}  # line number → redact leaves it alone
         self._known: dict[_ShownKey, Excerpt] = {}  # unredacted excerpts worked out
+        # long line number → an offset before which (from the line's start) it holds no newline
+        self._newline_free: dict[int, int] = {}
 
     def excerpts(self, locations: Sequence[Location]) -> list[Excerpt]:
         """The excerpt of each location: its line shown around ``[column, end_column)``,
         to the line's end when the location runs on past it."""
         if len(locations) > FEW_FINDINGS:
-            return self._shared(locations)
+            return self._inside_one_line(locations) or self._shared(locations)
         # A finding or two (most flagged files): each is ``excerpt`` of its line, cut out
         # of the text when it is short; sharing escaped windows would cost more than it saves.
         shown: list[Excerpt] = []
@@ -125,7 +129,11 @@ class FileExcerpts:
         known = self._known
         redacted: dict[int, Excerpt] = {}
         text, lines, secret_free = self.text, self._lines, self._secret_free
-        index = self.index
+        index, newline_free = self.index, self._newline_free
+        text_length = len(text)
+        # A stretch of the text where no secret anchor starts: a long line's neighbourhood
+        # inside it needs no call to the screen (thousands of findings on one line).
+        clear_from, clear_to = self._screen.known_clear()
         for position, location in enumerate(locations):
             number, column, end_line, end_column = location
             line = lines.get(number) or self._line(number)
@@ -137,13 +145,32 @@ class FileExcerpts:
                 end = end_or_limit
             else:
                 end = index.line_end(number, index.line_start(end_line) + end_column - 1)
-            shows_no_secret = secret_free.get(number) if short else None
+            if short:
+                shows_no_secret = secret_free.get(number)
+            elif (end <= start + MATCH_LIMIT + REDACTION_MARGIN
+                  and clear_from <= max(
+                      0, max(line_start, start - BEFORE_LIMIT - REDACTION_MARGIN) - LONGEST_ANCHOR + 1)
+                  and min(end + AFTER_LIMIT + REDACTION_MARGIN, text_length) <= clear_to):
+                shows_no_secret = True  # what ``_shows_no_secret`` answers, without a call
+            else:
+                shows_no_secret = None
             if shows_no_secret is None:
                 shows_no_secret = self._shows_no_secret(number, line, start, end)
+                clear_from, clear_to = self._screen.known_clear()
             if shows_no_secret:
                 after_end = end + AFTER_LIMIT + 1
                 if after_end > end_or_limit:
-                    after_end = end_or_limit if short else index.line_end(number, after_end)
+                    if short:
+                        after_end = end_or_limit
+                    else:  # ``index.line_end``, read on from where the line is known to go
+                        after_end = min(after_end, text_length)
+                        free = newline_free.get(number, end_or_limit)
+                        if after_end > free:
+                            newline = text.find("\n", free, after_end)
+                            if newline == -1:
+                                newline_free[number] = after_end
+                            else:
+                                after_end = newline_free[number] = newline
                 before = max(line_start, start - BEFORE_LIMIT - 1)
                 match_end = min(end, start + MATCH_LIMIT + 1)
                 key = (text[before : max(match_end, after_end)],
@@ -161,6 +188,50 @@ class FileExcerpts:
                 known[key] = windows.excerpt(cuts)
         return [redacted[position] if key is None else known[key]
                 for position, key in enumerate(shown)]
+
+    def _inside_one_line(self, locations: Sequence[Location]) -> list[Excerpt] | None:
+        """``_shared`` of locations that all lie well inside one long line, far enough from
+        its start and end that each excerpt shows its full before and after pieces, with
+        short spans and no secret anchor anywhere near them (a file of hidden characters
+        lists a thousand on one line); None when they do not. Each piece's cuts are then
+        the same offsets from the span, so an excerpt is known by the text it shows, cut
+        out in one C-level pass over all of them."""
+        number = locations[0][0]
+        if any(location[0] != number or location[2] != number for location in locations):
+            return None
+        line = self._lines.get(number) or self._line(number)
+        if line.short:
+            return None
+        text, line_start = self.text, line.start
+        starts = [line_start + location[1] - 1 for location in locations]
+        ends = [line_start + location[3] - 1 for location in locations]
+        widths = list(map(operator.sub, ends, starts))
+        low, high = min(starts), max(ends)
+        reach = high + AFTER_LIMIT + 1  # where the last after piece ends
+        if (max(widths) > MATCH_LIMIT or reach > len(text)
+                or text.find("\n", line_start, reach) != -1):
+            return None
+        # Every finding's neighbourhood (``_shows_no_secret``) lies inside this one.
+        if not self._screen.clear(max(line_start, low - BEFORE_LIMIT - REDACTION_MARGIN),
+                                  high + AFTER_LIMIT + REDACTION_MARGIN):
+            return None
+        # (a before piece is cut at the line's start)
+        befores = list(map(max, itertools.repeat(line_start),
+                           map((-BEFORE_LIMIT - 1).__add__, starts)))
+        after_ends = list(map((AFTER_LIMIT + 1).__add__, ends))
+        shown_texts = map(text.__getitem__, map(slice, befores, after_ends))
+        keys: list[_ShownKey] = list(zip(
+            shown_texts, map(operator.sub, starts, befores), map(operator.sub, ends, befores),
+            map(operator.sub, after_ends, befores)))
+        known = self._known
+        new = {key: _new(_Cuts, (before, start, end, end, after_end))
+               for key, before, start, end, after_end
+               in zip(keys, befores, starts, ends, after_ends) if key not in known}
+        if new:
+            windows = _EscapedWindows(text, list(new.values()))
+            for key, cuts in new.items():
+                known[key] = windows.excerpt(cuts)
+        return list(map(known.__getitem__, keys))
 
     def _line(self, number: int) -> _Line:
         line = self._lines.get(number)

@@ -56,6 +56,11 @@ class SecretScreen:
             starts = self._anchor_starts[number] = [m.start() for m in found if m.start() < high]
         return starts
 
+    def known_clear(self) -> tuple[int, int]:
+        """``(low, high)``: no anchor starts in ``text[low:high]``, so ``clear(start, end)``
+        holds whenever ``low <= start - LONGEST_ANCHOR + 1`` and ``min(end, len(text)) <= high``."""
+        return self._free_from, self._free_to
+
     def clear(self, start: int, end: int) -> bool:
         """Whether ``redact`` leaves every slice of ``text[start:end]`` unchanged: no anchor
         starts inside it or reaches into it from the left."""
