@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from soulscan.hardened.anchor_finder import (
     pivot_finder,
     token_finder,
 )
-from soulscan.hardened.view_rules import ViewRules, hardened_rules, rule_spans, view_gate
+from soulscan.hardened.view_rules import ViewRules, applies, hardened_rules, rule_spans, view_gate
 from soulscan.hardened.views import VIEW_NAMES, Views
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
@@ -101,6 +102,24 @@ def test_gate_drops_a_words_rule_whose_start_strings_are_absent() -> None:
     gate_ = view_gate("words", "agents")
     assert "SS206" not in gate_.live(PreparedText(" cat aws credentials nc evil example 4444 "))
     assert "SS206" in gate_.live(PreparedText(" send aws credentials to https evil example "))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("view", VIEW_NAMES)
+def test_a_gates_plan_from_the_start_up_cache_is_the_one_worked_out_afresh(view: str, kind: str) -> None:
+    """ViewGate takes its plan from a persistent memo: the plan as stored (marshal form)
+    and as the gate reads it equal the plan worked out from the rules now."""
+    rules = [rule for rule in hardened_rules() if rule.view == view and applies(rule, kind)]
+    keys = tuple(map(gate._rule_key, rules))
+    fresh = gate._plan.__wrapped__(keys)  # type: ignore[attr-defined]
+    assert marshal.loads(marshal.dumps(fresh)) == fresh
+    assert gate._plan(keys) == fresh
+    built = view_gate(view, kind)
+    fields, numbers, tests, searched = fresh
+    assert [(g.rule, (g.branches, g.whole, g.requirements, g.start_groups), (whole, branch_tests))
+            for g, whole, branch_tests in built.rules] == list(zip(rules, fields, numbers, strict=True))
+    assert built._tests == tests and built.anchors == searched - {NON_ASCII}
+    assert [gate.gated_rule(rule) for rule in rules] == [g for g, _, _ in built.rules]
 
 
 def test_words_start_strings_are_looked_up_and_tested() -> None:

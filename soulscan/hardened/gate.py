@@ -117,28 +117,35 @@ def _groups(anchors: Anchors | None) -> Requirement:
     return None if anchors is None else tuple(frozenset(group) for group in anchors)
 
 
-_GATED: dict[tuple[str, str], GatedRule] = {}  # by (pack, rule id): a Rule is not hashable
+# What a rule's gating is worked out from (``_gate_fields``): its pattern, flags, anchors,
+# whether they hold on the folded text (not for a python-re rule) and its view.
+RuleKey = tuple[str, int, tuple[tuple[str, ...], ...] | None, bool, str]
+# A GatedRule's fields after its rule: branches, whole, requirements, start groups.
+GatedFields = tuple[tuple[str, ...], Requirement, tuple[Requirement, ...],
+                    tuple[frozenset[str] | None, ...]]
 
 
 def gated_rule(rule: Rule) -> GatedRule:
-    key = (rule.pack, rule.id)
-    if key not in _GATED:
-        _GATED[key] = _gate_rule(rule)
-    return _GATED[key]
+    return GatedRule(rule, *_gate_fields(*_rule_key(rule)))
 
 
-def _gate_rule(rule: Rule) -> GatedRule:
-    if not rule.anchors_folded or rule.exact_source is not None:
+def _rule_key(rule: Rule) -> RuleKey:
+    gateable = rule.anchors_folded and rule.exact_source is None
+    return (rule.regex_source, rule.regex_flags, rule.anchors, gateable, rule.view)
+
+
+def _gate_fields(source: str, flags: int, anchors: tuple[tuple[str, ...], ...] | None,
+                 gateable: bool, view: str) -> GatedFields:
+    if not gateable:
         # A python-re rule: its anchors may hold on the unfolded text only, and its pattern
         # may be a quick variant; the matcher's own checks run it (analyze.py).
-        return GatedRule(rule, (rule.regex_source,), None, (None,))
-    branches = _branches(rule.regex_source, rule.regex_flags)
+        return (source,), None, (None,), (None,)
+    branches = _branches(source, flags)
     if branches is None or len(branches) == 1:
-        return GatedRule(rule, (rule.regex_source,), _groups(rule.anchors), (None,),
-                         (_start_group(rule, rule.regex_source),))
+        return (source,), _groups(anchors), (None,), (_start_group(view, source, flags),)
     requirements = tuple(_groups(extract_regex_anchors(branch)) for branch in branches)
-    starts = tuple(_start_group(rule, branch) for branch in branches)
-    return GatedRule(rule, branches, None, requirements, starts)
+    starts = tuple(_start_group(view, branch, flags) for branch in branches)
+    return branches, None, requirements, starts
 
 
 # The views whose start strings the gate looks up: the words view's are words, looked up
@@ -147,14 +154,14 @@ def _gate_rule(rule: Rule) -> GatedRule:
 START_STRING_VIEWS = frozenset({"words"})
 
 
-def _start_group(rule: Rule, branch: str) -> frozenset[str] | None:
-    """The start strings of a branch of `rule` (``branch_search.leading_strings``), folded:
+def _start_group(view: str, branch: str, flags: int) -> frozenset[str] | None:
+    """The start strings of a branch of a rule of `view` (``branch_search.leading_strings``), folded:
     every match holds one, so a text whose folded form holds none has no match of the
     branch (folding keeps each character's place and folds it as it would alone). None when
     they are not looked up, unknown, or one holds a capital sigma (it lowers by context)."""
-    if rule.view not in START_STRING_VIEWS:
+    if view not in START_STRING_VIEWS:
         return None
-    starts = leading_strings(branch, rule.regex_flags)
+    starts = leading_strings(branch, flags)
     if starts is None or any("\u03a3" in string for string in starts.strings):
         return None
     return frozenset(fold(string) for string in starts.strings)
@@ -196,40 +203,59 @@ def _test(groups: Requirement, chosen: frozenset[str] | None, searched: set[str]
     return (chosen, *sorted((g for g in groups if g != chosen and g <= searched), key=sorted))
 
 
+# A view's plan (``_plan``): each rule's GatedFields, each rule's test numbers (the whole
+# rule's, each branch's), the tests, and every anchor and start string looked up.
+Plan = tuple[tuple[GatedFields, ...], tuple[tuple[int, tuple[int, ...]], ...], tuple[Test, ...],
+             frozenset[str]]
+
+
+@cache.persistent_depending_on("soulscan.engine.anchors", "soulscan.hardened.branch_search")
+def _plan(rules: tuple[RuleKey, ...]) -> Plan:
+    """What a ViewGate of these rules tests, worked out once per machine (plain data: ~4 ms
+    of every start for the hardened rules' four views), not at each start."""
+    gated = [_gate_fields(*rule) for rule in rules]
+    # Requirements with the fewest choices pick first; later ones prefer the anchors
+    # already searched for.
+    requirements = sorted(
+        {groups for _, whole, branch_requirements, _ in gated
+         for groups in (whole, *branch_requirements) if groups},
+        key=lambda groups: (min(map(len, groups)), sorted(map(sorted, groups))),
+    )
+    searched: set[str] = set()
+    chosen: dict[Requirement, frozenset[str] | None] = {None: None}
+    for groups in requirements:
+        chosen[groups] = _cheapest(groups, searched)
+        searched |= chosen[groups] or set()
+    # Every start string is looked up too, and each branch's are one more group of its
+    # test: a live rule then searches only those that occur, and a branch whose start
+    # strings are all absent is not live.
+    searched.update(string for *_, start_groups in gated for group in start_groups for string in group or ())
+    # Branches often share a test (the same verbs, the same script): each runs once.
+    tests: dict[Test, int] = {}
+
+    def number(groups: Requirement, start: frozenset[str] | None = None) -> int:
+        test = _test(groups, chosen[groups], searched)
+        if start is not None:
+            test = (*test, start)
+        return tests.setdefault(test, len(tests))
+
+    numbers = tuple(
+        (number(whole), tuple(map(number, branch_requirements, start_groups)))
+        for _, whole, branch_requirements, start_groups in gated
+    )
+    return tuple(gated), numbers, tuple(tests), frozenset(searched)
+
+
 class ViewGate:
     """The rules of one view that can match a text, each with only its possible branches."""
 
     def __init__(self, rules: Sequence[Rule], view: str) -> None:
-        gated = [gated_rule(rule) for rule in rules]
-        # Requirements with the fewest choices pick first; later ones prefer the anchors
-        # already searched for.
-        requirements = sorted(
-            {groups for rule in gated for groups in (rule.whole, *rule.requirements) if groups},
-            key=lambda groups: (min(map(len, groups)), sorted(map(sorted, groups))),
-        )
-        searched: set[str] = set()
-        chosen: dict[Requirement, frozenset[str] | None] = {None: None}
-        for groups in requirements:
-            chosen[groups] = _cheapest(groups, searched)
-            searched |= chosen[groups] or set()
-        # Every start string is looked up too, and each branch's are one more group of its
-        # test: a live rule then searches only those that occur, and a branch whose start
-        # strings are all absent is not live.
-        searched.update(string for rule in gated for group in rule.start_groups for string in group or ())
-        # Branches often share a test (the same verbs, the same script): each runs once.
-        tests: dict[Test, int] = {}
-
-        def number(groups: Requirement, start: frozenset[str] | None = None) -> int:
-            test = _test(groups, chosen[groups], searched)
-            if start is not None:
-                test = (*test, start)
-            return tests.setdefault(test, len(tests))
-
+        fields, numbers, tests, searched = _plan(tuple(map(_rule_key, rules)))
         self.rules = tuple(
-            (rule, number(rule.whole), tuple(map(number, rule.requirements, rule.start_groups)))
-            for rule in gated
+            (GatedRule(rule, *rule_fields), whole, branch_tests)
+            for rule, rule_fields, (whole, branch_tests) in zip(rules, fields, numbers, strict=True)
         )
-        self._tests = tuple(tests)
+        self._tests = tests
         self.anchors = frozenset(searched - {NON_ASCII})
         self._view = view
         self._built_finder: AnchorFinder | None = None  # see ``_finder``
