@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText
-from soulscan.hermes import scanner
-from soulscan.hermes.sparse_window import non_ascii_characters, window_facts
+from soulscan.hermes import scanner, sparse_window
+from soulscan.hermes.sparse_window import distinct_characters, non_ascii_characters, window_facts
 
 INVISIBLE = frozenset(scanner.INVISIBLE_CHARS)
 
@@ -197,3 +197,20 @@ def test_runtime_matches_of_a_window_read_by_class_are_res(window: str) -> None:
     found = scanner.runtime_matches(window, "strict", verdict)
     assert sorted((match.start, match.end, match.rule_id) for match in found
                   if match.rule is not None) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "\u200d", "\U0001f468", "\ufe0f", "\u0301", "x" * 40]),
+                max_size=80).map("".join),
+       st.integers(1, 8), st.integers(0, 4))
+def test_distinct_characters_are_the_set_of_the_text(text: str, sample: int, passes: int) -> None:
+    """Whether a sample of the start holds every character (counted) or not, and however
+    many characters are peeled off one at a time, the characters are the text's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sparse_window, "_SAMPLE", sample)
+        assert distinct_characters(text, passes) == set(text)
+
+
+def test_a_character_missing_from_the_sample_is_still_found() -> None:
+    text = ("\U0001f468\u200d" * 400) + "\U0001f469"
+    assert distinct_characters(text) == {"\U0001f468", "\u200d", "\U0001f469"}
