@@ -39,13 +39,12 @@ from soulscan.models import (
     ORIGIN_RUNTIME,
     Confidence,
     Finding,
-    Location,
     Severity,
     Span,
     new_finding,
 )
 from soulscan.report.escape import escape_bounded
-from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, FileExcerpts
+from soulscan.report.excerpt import REDACTION_MARGIN, FileExcerpts
 from soulscan.textpos import LineIndex
 from soulscan.verdict_occurrences import verdict_occurrences
 
@@ -231,38 +230,50 @@ class _FileContext:
 
     def build(self, drafts: Sequence[_Draft]) -> list[Finding]:
         """The findings of ``drafts``, located and shown in one pass over the text."""
-        index = LineIndex.of(self.text)
+        text, display = self.text, self.display
+        index = LineIndex.of(text)
         locations = index.locations([draft.span for draft in drafts])
-        shown = FileExcerpts(self.text, index).excerpts(locations)
-        return list(map(self._finding, drafts, locations, shown))
-
-    def _finding(self, draft: _Draft, location: Location, shown: Excerpt) -> Finding:
-        # (one call a listed occurrence, thousands in a file of hidden characters:
-        # the helpers are inlined and the finding is built from positional arguments)
-        region, facts, origin, span, effect, decoded, detail = draft
-        start, end = span
-        window, visible_spans = region.scanned, region.visible
-        scanned = window is not None and window.start <= start and end <= window.end
-        # (none of a blocked unit reaches the model: every runtime-profile finding)
-        reaches_model = bool(visible_spans) and any(
-            _overlaps(span, visible) for visible in visible_spans)
-        matched = self.text[start:end]
-        extra = {
-            # Identity of the matched content for suppressions and baselines (soulscan.suppress).
-            "sha256": _short_digest(matched) if len(matched) <= 64 else _sha256(matched),
-            "runtime_scanned": "true" if scanned else "false",
-            "reaches_model": "true" if reaches_model else "false",
-            "excerpt_before": shown.before,
-            "excerpt_match": shown.match,
-            "excerpt_after": shown.after,
-        }
-        if detail:
-            extra["detail"] = _safe(str(detail))
-        return new_finding(
-            facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
-            self.display, span, location, _safe_prefix(matched[:_SAFE_PREFIX]), origin,
-            scanned and reaches_model, effect, None if decoded is None else _safe(decoded), extra,
-        )
+        shown = FileExcerpts(text, index).excerpts(locations)
+        # (one turn a listed occurrence, thousands in a file of hidden characters: the
+        # helpers are inlined, and a short matched text's digest and snippet are worked
+        # out once a text)
+        identities: dict[str, tuple[str, str]] = {}
+        findings: list[Finding] = []
+        append = findings.append
+        for draft, location, excerpt in zip(drafts, locations, shown, strict=True):
+            region, facts, origin, span, effect, decoded, detail = draft
+            start, end = span
+            window, visible_spans = region.scanned, region.visible
+            scanned = window is not None and window.start <= start and end <= window.end
+            # (none of a blocked unit reaches the model: every runtime-profile finding)
+            reaches_model = bool(visible_spans) and any(
+                _overlaps(span, visible) for visible in visible_spans)
+            matched = text[start:end]
+            identity = identities.get(matched) if len(matched) <= 64 else None
+            if identity is None:
+                identity = (
+                    _short_digest(matched) if len(matched) <= 64 else _sha256(matched),
+                    _safe_prefix(matched[:_SAFE_PREFIX]),
+                )
+                if len(matched) <= 64:
+                    identities[matched] = identity
+            extra = {
+                # Identity of the matched content for suppressions and baselines (soulscan.suppress).
+                "sha256": identity[0],
+                "runtime_scanned": "true" if scanned else "false",
+                "reaches_model": "true" if reaches_model else "false",
+                "excerpt_before": excerpt.before,
+                "excerpt_match": excerpt.match,
+                "excerpt_after": excerpt.after,
+            }
+            if detail:
+                extra["detail"] = _safe(str(detail))
+            append(new_finding(
+                facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
+                display, span, location, identity[1], origin, scanned and reaches_model,
+                effect, None if decoded is None else _safe(decoded), extra,
+            ))
+        return findings
 
 
 def _runtime_findings(

@@ -37,6 +37,9 @@ def test_new_finding_stays_frozen() -> None:
 
 def test_new_finding_wants_every_field() -> None:
     """A field added to ``Finding`` must be given: nothing is left to a default."""
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         new_finding(*VALUES[:-1])
+    code = new_finding.__code__
+    assert code.co_varnames[: code.co_argcount] == tuple(
+        field.name for field in dataclasses.fields(Finding))  # each by its name, in order
     assert not hasattr(Finding, "__post_init__")  # which new_finding would skip
