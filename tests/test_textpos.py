@@ -120,3 +120,19 @@ def test_a_long_text_is_searched_only_as_far_as_asked() -> None:
     assert index.location(150, 160) == Location(2, 51, 2, 61)
     assert index.line_end(2, 10_000) == 199
     assert index._searched < 50_000  # what the laziness is for
+
+
+@given(text=st.text(alphabet="aaaab\n😀\u200d"), data=st.data())
+def test_spans_on_one_line_are_located_at_once(text: str, data: st.DataObject) -> None:
+    """Spans that all lie on one line (hidden characters along it) get each its own
+    location, and the line's start is remembered right for the excerpts."""
+    newlines = [i for i, char in enumerate(text) if char == "\n"]
+    low = data.draw(st.sampled_from([0, *(i + 1 for i in newlines)]))
+    high = next((i for i in newlines if i >= low), len(text))
+    offsets = st.integers(low, high)
+    spans = data.draw(st.lists(st.tuples(offsets, offsets).map(sorted).map(tuple),
+                               min_size=2, max_size=8))
+    index = LineIndex.of(text)
+    assert index.locations(spans) == [location_of(text, start, end) for start, end in spans]
+    line = text.count("\n", 0, min(start for start, _ in spans)) + 1
+    assert index.line_start(line) == low
