@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from soulscan.models import Location
 
 _new = tuple.__new__  # a named tuple built without its Python-level ``__new__``
-_END = operator.itemgetter(1)
+_START, _END = operator.itemgetter(0), operator.itemgetter(1)
 _NO_LOCATION = Location(0, 0, 0, 0)  # a placeholder, every one replaced
 
 # Newlines are looked for at least this far ahead at a time (and the stretch read at least
@@ -93,19 +93,22 @@ class LineIndex:
         thousands on a few lines). The lines met are remembered for ``line_start``."""
         text = self.text
         text_length = len(text)
-        if any(not 0 <= start <= end <= text_length for start, end in spans):
+        if not spans:
+            return []
+        starts = list(map(_START, spans))
+        ends = list(map(_END, spans))
+        low, high = min(starts), max(ends)
+        # (each span is 0 <= start <= end <= text_length: checked in C)
+        if low < 0 or high > text_length or any(map(operator.gt, starts, ends)):
             return [self.location(start, end) for start, end in spans]  # raises the error
-        starts = [start for start, _ in spans]
-        if len(spans) > 1:
-            low, high = min(starts), max(map(_END, spans))
-            if text.find("\n", low, high) == -1:
-                # All on one line (a thousand hidden characters of a long line): its number
-                # and start found once, each column by C-level map.
-                line = text.count("\n", 0, low) + 1
-                line_start = self._known[line] = text.rfind("\n", 0, low) + 1
-                rows = zip(itertools.repeat(line), map((1 - line_start).__add__, starts),
-                           itertools.repeat(line), map((1 - line_start).__add__, map(_END, spans)))
-                return list(map(_new, itertools.repeat(Location), rows))
+        if len(spans) > 1 and text.find("\n", low, high) == -1:
+            # All on one line (a thousand hidden characters of a long line): its number
+            # and start found once, each column by C-level map.
+            line = text.count("\n", 0, low) + 1
+            line_start = self._known[line] = text.rfind("\n", 0, low) + 1
+            rows = zip(itertools.repeat(line), map((1 - line_start).__add__, starts),
+                       itertools.repeat(line), map((1 - line_start).__add__, ends))
+            return list(map(_new, itertools.repeat(Location), rows))
         order: Sequence[int] = range(len(spans))
         if any(map(operator.gt, starts, starts[1:])):
             order = sorted(order, key=starts.__getitem__)

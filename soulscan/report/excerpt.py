@@ -68,6 +68,7 @@ def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None
 
 
 _new = tuple.__new__  # a named tuple built without its Python-level ``__new__`` (one a finding)
+_LINE_AND_END_LINE = operator.itemgetter(0, 2)
 
 # A line longer than this is screened for secrets around each finding, not as a whole.
 LONG_LINE = 2 * REDACTION_MARGIN
@@ -197,7 +198,7 @@ class FileExcerpts:
         the same offsets from the span, so an excerpt is known by the text it shows, cut
         out in one C-level pass over all of them."""
         number = locations[0][0]
-        if any(location[0] != number or location[2] != number for location in locations):
+        if set(map(_LINE_AND_END_LINE, locations)) != {(number, number)}:
             return None
         line = self._lines.get(number) or self._line(number)
         if line.short:
@@ -224,9 +225,11 @@ class FileExcerpts:
             shown_texts, map(operator.sub, starts, befores), map(operator.sub, ends, befores),
             map(operator.sub, after_ends, befores)))
         known = self._known
-        new = {key: _new(_Cuts, (before, start, end, end, after_end))
-               for key, before, start, end, after_end
-               in zip(keys, befores, starts, ends, after_ends) if key not in known}
+        # (each distinct key with one place it is shown at, found in C: any place of a key
+        # shows the same excerpt)
+        places = dict(zip(keys, range(len(keys))))
+        new = {key: _new(_Cuts, (befores[at], starts[at], ends[at], ends[at], after_ends[at]))
+               for key, at in places.items() if key not in known}
         if new:
             windows = _EscapedWindows(text, list(new.values()))
             for key, cuts in new.items():
