@@ -204,6 +204,38 @@ def test_a_memo_whose_dependency_cannot_be_read_is_kept_in_memory_only(tmp_path:
     assert not list(cache_home.glob("memo-*.bin"))
 
 
+_LIMITED_MEMO_MODULE = """
+from soulscan.engine import cache
+
+COMPUTED = []
+
+
+@cache.persistent_depending_on(limit=2)
+def echo(text: str) -> tuple[str, ...]:
+    COMPUTED.append(text)
+    return (text,)
+"""
+
+
+def _limited_probe(*texts: str) -> str:
+    return f"""
+    import memo_limited
+    for text in {texts!r}:
+        memo_limited.echo(text)
+    print(memo_limited.COMPUTED)
+"""
+
+
+def test_a_memo_past_its_limit_starts_over(tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache"
+    (tmp_path / "memo_limited.py").write_text(_LIMITED_MEMO_MODULE, encoding="utf-8")
+    assert _run(_limited_probe("a", "b"), cache_home, tmp_path) == "['a', 'b']"
+    assert _run(_limited_probe("a", "b"), cache_home, tmp_path) == "[]"
+    # a third entry passes the limit of 2: the record keeps only what this run added
+    assert _run(_limited_probe("c"), cache_home, tmp_path) == "['c']"
+    assert _run(_limited_probe("a", "c"), cache_home, tmp_path) == "['a']"
+
+
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
 def test_a_cache_dir_others_can_write_is_not_used(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:

@@ -93,10 +93,13 @@ def _outcome(anchors: tuple[str, ...],
 
 
 def build_scan(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK,
-               pivot: str | None = None, max_groups: int = MAX_GROUPS) -> AnchorScan:
+               pivot: str | None = None, max_groups: int = MAX_GROUPS, *,
+               stored: bool = False) -> AnchorScan:
     """The scan of ``anchors`` that hold a character ranked ``min_rank`` or rarer, or (with
-    ``pivot``) of the anchors that hold ``pivot``, each pinned to it."""
-    source, pinned, by_tail, neighbours, outcomes = _scan_parts(
+    ``pivot``) of the anchors that hold ``pivot``, each pinned to it. ``stored``: worked out
+    once per machine (``_stored_scan_parts``), for the scans every start builds."""
+    work_out = _stored_scan_parts if stored else _scan_parts
+    source, pinned, by_tail, neighbours, outcomes = work_out(
         tuple(sorted(set(anchors))), min_rank, pivot, max_groups)
     if source is None:
         return AnchorScan(None, frozenset(), {}, {})
@@ -122,11 +125,9 @@ ScanParts = tuple[
 ]
 
 
-@cache.persistent_depending_on("soulscan.engine.anchors")
 def _scan_parts(anchors: tuple[str, ...], min_rank: int, pivot: str | None,
                 max_groups: int) -> ScanParts:
-    """What ``build_scan`` works out (pivots, groups, every find's outcome), once per
-    machine: the runtime gate's and the hardened finders' scans, ~1.5 ms of each start."""
+    """What ``build_scan`` works out: pivots, groups, every find's outcome."""
     pivots = _pivots(set(anchors), min_rank, pivot)
     if not pivots:
         return None, frozenset(), (), (), ()
@@ -194,7 +195,17 @@ def _scan_parts(anchors: tuple[str, ...], min_rank: int, pivot: str | None,
     )
 
 
-def pivot_scans(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> tuple[AnchorScan, ...]:
+# Entries past which the stored scans' memo starts over: a start-up reads the whole record.
+MAX_STORED_SCANS = 128
+# The scans of the runtime gate (``prefilter.RuleSetGate``: ~1.5 ms of each start), kept on
+# disk; not those built for a long text, whose big outcome tables would make every start
+# read them.
+_stored_scan_parts = cache.persistent_depending_on(
+    "soulscan.engine.anchors", limit=MAX_STORED_SCANS)(_scan_parts)
+
+
+def pivot_scans(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK, *,
+                stored: bool = False) -> tuple[AnchorScan, ...]:
     """What ``build_scan(anchors, min_rank)`` pins, as one scan per pivot character.
 
     A pattern that starts with one literal character is searched by ``re`` with a tight loop;
@@ -209,7 +220,8 @@ def pivot_scans(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> tuple
         by_pivot.setdefault(anchor[index], []).append(anchor)
     # No groups: told apart or probed at every stop of a common pivot (``v``, ``w``), the few
     # anchors that share a part or hide behind one cost more than their ``in``s where found.
-    return tuple(build_scan(group, pivot=char, max_groups=0) for char, group in sorted(by_pivot.items()))
+    return tuple(build_scan(group, pivot=char, max_groups=0, stored=stored)
+                 for char, group in sorted(by_pivot.items()))
 
 
 def pinnable(anchors: Iterable[str], min_rank: int = MIN_PIVOT_RANK) -> frozenset[str]:
@@ -229,7 +241,7 @@ def on_pivots_of(anchors: Iterable[str], keep: Iterable[str],
     return frozenset(anchor for anchor, index in pivots.items() if anchor[index] in kept)
 
 
-def letter_scans(words: Iterable[str]) -> tuple[AnchorScan, ...]:
+def letter_scans(words: Iterable[str], *, stored: bool = False) -> tuple[AnchorScan, ...]:
     """Scans for words of common characters only, which ``build_scan`` leaves unpinned:
     one scan for each character that is the rarest of ``MIN_WORDS_A_LETTER`` or more of
     them, pinning those words to it.
@@ -242,7 +254,7 @@ def letter_scans(words: Iterable[str]) -> tuple[AnchorScan, ...]:
     by_letter: dict[str, list[str]] = {}
     for word in sorted(set(words)):
         by_letter.setdefault(max(word, key=frequency_rank), []).append(word)
-    return tuple(build_scan(group, pivot=letter) for letter, group in sorted(by_letter.items())
+    return tuple(build_scan(group, pivot=letter, stored=stored) for letter, group in sorted(by_letter.items())
                  if len(group) >= MIN_WORDS_A_LETTER)
 
 

@@ -230,13 +230,14 @@ def persistent(function: F) -> F:
     return persistent_depending_on()(function)
 
 
-def persistent_depending_on(*modules: str) -> Callable[[F], F]:
+def persistent_depending_on(*modules: str, limit: int = MAX_MEMO_ENTRIES) -> Callable[[F], F]:
     """``persistent``, keyed by the sources of ``modules`` too (the modules whose code the
     result depends on besides the defining one's): an edit to any of them is a fresh memo,
-    never a stale one."""
+    never a stale one. ``limit``: the entries past which the record starts over (lower for
+    big results a start-up reads all of, whatever it asks for)."""
 
     def decorate(function: F) -> F:
-        return _persistent(function, modules)
+        return _persistent(function, modules, limit)
 
     return decorate
 
@@ -244,7 +245,7 @@ def persistent_depending_on(*modules: str) -> Callable[[F], F]:
 _ABSENT = object()
 
 
-def _persistent(function: F, modules: tuple[str, ...]) -> F:
+def _persistent(function: F, modules: tuple[str, ...], limit: int) -> F:
     source = Path(function.__code__.co_filename)
     name_parts = (function.__module__, function.__qualname__)
     table: StoredTable | None = None  # read on the first call, not at import
@@ -261,7 +262,7 @@ def _persistent(function: F, modules: tuple[str, ...]) -> F:
     def memoised(*arguments: Any) -> Any:
         nonlocal table
         if table is None:
-            table = StoredTable(record_name(), MAX_MEMO_ENTRIES)
+            table = StoredTable(record_name(), limit)
         # An int flag (re.IGNORECASE) equals, and hashes as, the plain int it is stored
         # under: the arguments find a stored entry as they are, no key built per call.
         found = table.known.get(arguments, _ABSENT)

@@ -186,13 +186,13 @@ class RuleSetGate:
         # each ``x`` of every text would save an ``in`` in the few texts where that rule opens.
         firsts = {anchor for entry in _by_pinned(rules, pinnable(anchors))
                   if entry.groups and entry.rule.anchors_folded for anchor in entry.groups[0]}
-        main = pivot_scans(on_pivots_of(anchors, firsts))
+        main = pivot_scans(on_pivots_of(anchors, firsts), stored=True)  # kept on disk
         main_pinned = frozenset().union(*(scan.pinned for scan in main))
         # the first-group members those scans leave to ``in``, pinned by scans of their own
         openers = {anchor for entry in _by_pinned(rules, main_pinned)
                    if entry.groups and entry.rule.anchors_folded
                    for anchor in entry.groups[0]} - main_pinned
-        self.scans = (*main, *letter_scans(openers))
+        self.scans = (*main, *letter_scans(openers, stored=True))
         pinned = frozenset().union(*(scan.pinned for scan in self.scans))
         self.rules = _by_pinned(rules, pinned)
         # first-group member -> the rules (a bit each: rule i is bit i) it lets through;
