@@ -18,7 +18,9 @@ from soulscan.hardened.anchor_finder import (
     IN_CALL_CHARS,
     PivotFinder,
     WordsIndex,
+    one_word_piece,
     pivot_finder,
+    spaced_word,
     token_finder,
 )
 from soulscan.hardened.view_rules import ViewRules, applies, hardened_rules, rule_spans, view_gate
@@ -287,3 +289,25 @@ def test_a_finder_reading_distinct_lines_finds_exactly_the_anchors(lines: list[s
         patch.setattr(anchor_finder, "DISTINCT_LINES_FROM", 0)
         for finder in PivotFinder(anchors, in_budget=0), PivotFinder(anchors, in_budget=10**12):
             assert finder.found_in(folded) == expected, folded[:200]
+
+
+_PIECE_TEXT = st.text(alphabet=st.sampled_from(" ab\n\t\u00a0é"), max_size=6)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_PIECE_TEXT)
+@example(" ")
+@example("  ")
+@example(" a ")
+@example("a  ")
+@example(" a b ")
+def test_token_shapes_read_as_their_patterns_do(anchor: str) -> None:
+    """spaced_word and one_word_piece answer as `` [^ ]+ `` and `` ?[^ ]+ ?`` fullmatch."""
+    assert spaced_word(anchor) == (regex.fullmatch(r" [^ ]+ ", anchor) is not None)
+    assert one_word_piece(anchor) == (regex.fullmatch(r" ?[^ ]+ ?", anchor) is not None)
+
+
+def test_token_shapes_of_every_words_anchor_read_as_their_patterns_do() -> None:
+    for anchor in view_gate("words", "agents").anchors:
+        assert spaced_word(anchor) == (regex.fullmatch(r" [^ ]+ ", anchor) is not None)
+        assert one_word_piece(anchor) == (regex.fullmatch(r" ?[^ ]+ ?", anchor) is not None)

@@ -192,12 +192,12 @@ class TokenFinder:
         # ` word ` (one whole token, a space each side: the start strings of most rules of
         # the view) occurs in a text padded with spaces exactly when `word` is one of its
         # tokens: a set intersection answers for all of them
-        self.spaced_words = {anchor[1:-1]: anchor for anchor in anchors if _SPACED_WORD.fullmatch(anchor)}
+        self.spaced_words = {anchor[1:-1]: anchor for anchor in anchors if spaced_word(anchor)}
         spaced = set(self.spaced_words.values())
         # A piece of one word, maybe with a space on one side (` instr`, `user `), is in a
         # padded text exactly when it is in its distinct tokens, each with a space each
         # side, which are shorter: one pivot pass over them finds all such anchors.
-        one_word = {a for a in anchors if a not in spaced and a.isascii() and _ONE_WORD.fullmatch(a)}
+        one_word = {a for a in anchors if a not in spaced and a.isascii() and one_word_piece(a)}
         self.in_tokens = PivotFinder(one_word, ONE_TOKEN_PIVOT_RANK)
         # Anchors of several words by one pivot pass over the text (an ``in`` of each whose
         # words the text holds costs more: the common words are in most texts).
@@ -230,8 +230,17 @@ class TokenFinder:
         return found
 
 
-_SPACED_WORD = regex.compile(r" [^ ]+ ")
-_ONE_WORD = regex.compile(r" ?[^ ]+ ?")
+def spaced_word(anchor: str) -> bool:
+    """One whole token with a space each side (`` [^ ]+ ``): string tests, not a regex
+    match of each of the words view's ~650 anchors at start-up."""
+    return len(anchor) > 2 and anchor[0] == anchor[-1] == " " and " " not in anchor[1:-1]
+
+
+def one_word_piece(anchor: str) -> bool:
+    """A piece of one token, maybe with a space on one side or both (`` ?[^ ]+ ?``)."""
+    core = anchor.removeprefix(" ")
+    core = core.removesuffix(" ")
+    return bool(core) and " " not in core
 
 
 def _padded(folded: str) -> bool:
