@@ -311,3 +311,13 @@ def test_token_shapes_of_every_words_anchor_read_as_their_patterns_do() -> None:
     for anchor in view_gate("words", "agents").anchors:
         assert spaced_word(anchor) == (regex.fullmatch(r" [^ ]+ ", anchor) is not None)
         assert one_word_piece(anchor) == (regex.fullmatch(r" ?[^ ]+ ?", anchor) is not None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab ", max_size=8),
+       st.frozensets(st.text(alphabet="ab ", max_size=4), max_size=40))
+@example("ab", frozenset({"", "a", "ab", "ba", "abc"}))
+@example("", frozenset({"", "a"}))
+def test_anchors_inside_is_each_anchors_in(folded: str, anchors: frozenset[str]) -> None:
+    """By substrings (a short text) or by ``in`` (a long one): the same anchors."""
+    assert gate.anchors_inside(folded, anchors) == frozenset(a for a in anchors if a in folded)

@@ -30,7 +30,6 @@ from soulscan.hardened.anchor_finder import AnchorFinder, pivot_finder, token_fi
 from soulscan.hardened.branch_search import (
     BranchSearch,
     Starts,
-    anchors_held,
     leading_lookbehind,
     leading_strings,
     starts_union,
@@ -355,8 +354,20 @@ class ViewGate:
         """``anchors_held(starts, self.anchors)``, each string's anchors worked out once."""
         strings = {string for group in starts or () for string in group.strings}
         for string in strings - self._held.keys():
-            self._held[string] = anchors_held((Starts((string,)),), self.anchors).get(string, frozenset())
+            self._held[string] = anchors_inside(fold(string), self.anchors)
         return {string: self._held[string] for string in strings if self._held[string]}
+
+
+def anchors_inside(folded: str, anchors: frozenset[str]) -> frozenset[str]:
+    """The `anchors` that occur in `folded`. A start string is short: its substrings are
+    fewer than a view's hundreds of anchors, and one set intersection finds those it holds
+    (an ``in`` of every anchor cost ~0.5 ms of each start)."""
+    size = len(folded)
+    if size * (size + 1) // 2 >= len(anchors):
+        return frozenset(anchor for anchor in anchors if anchor in folded)
+    pieces = {folded[i:j] for i in range(size) for j in range(i + 1, size + 1)}
+    pieces.add("")  # in every string
+    return anchors & pieces
 
 
 # Searches (a rule and the branches of it a text left open) a gate keeps, and live rules by
