@@ -86,3 +86,25 @@ def test_equals_re_on_the_adversarial_input() -> None:
 ])
 def test_other_shapes_are_left_to_the_regex(pattern: str) -> None:
     assert bounded_gap(pattern, re.IGNORECASE) is None
+
+
+@pytest.mark.parametrize("rule", runtime_pack().rules, ids=lambda rule: rule.id)
+def test_a_stored_shape_is_the_one_worked_out_afresh(rule: object) -> None:
+    """bounded_gap reads a pattern's shape from a persistent memo (marshal form on disk):
+    it equals the shape parsed now, for every runtime rule (with or without the shape)."""
+    import marshal
+
+    from soulscan.engine import gapped
+
+    pattern, flags = rule.pattern, re.IGNORECASE  # type: ignore[attr-defined]
+    fresh = gapped._shape.__wrapped__(pattern, flags)  # type: ignore[attr-defined]
+    assert marshal.loads(marshal.dumps(fresh)) == fresh
+    assert gapped._shape(pattern, flags) == fresh
+    gap = bounded_gap(pattern, flags)
+    assert (gap is not None) == (fresh is not None and pattern.count("[^") >= 2)
+    if gap is not None and fresh is not None:
+        opener, words, closer, stop, before, after, parsed_flags = fresh
+        assert gap.longest_word == max(map(len, words))
+        assert (gap.opener_length, gap.closer_length, gap.stop, gap.before, gap.after) == (
+            len(opener), len(closer), stop, before, after)
+        assert gap.words.flags == re.compile("", parsed_flags).flags

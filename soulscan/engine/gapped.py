@@ -31,6 +31,8 @@ from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
+from soulscan.engine import cache
+
 
 @dataclass(frozen=True)
 class BoundedGap:
@@ -96,6 +98,25 @@ def bounded_gap(pattern: str, flags: int) -> BoundedGap | None:
     """The linear matcher for ``pattern`` (Python ``re`` syntax and flags), if it has the shape."""
     if pattern.count("[^") < 2:
         return None  # not worth parsing: the shape has two negated sets
+    shape = _shape(pattern, int(flags))
+    if shape is None:
+        return None
+    opener, words, closer, stop, before, after, flags = shape
+    return BoundedGap(
+        opener=_finder(opener, flags), words=_finder("|".join(map(re.escape, words)), flags, raw=True),
+        closer=_finder(closer, flags), opener_length=len(opener), closer_length=len(closer),
+        longest_word=max(map(len, words)), stop=stop, before=before, after=after,
+        caseless_closer=None if any(map(_has_case, closer)) else closer,
+    )
+
+
+# The shape's parts: opener, words, closer, stop character, the gaps before and after the
+# word, and the flags the parse ends with.
+Shape = tuple[str, tuple[str, ...], str, str, int, int, int]
+
+
+@cache.persistent  # parsed with re's parser (pure Python) for each runtime rule at start-up
+def _shape(pattern: str, flags: int) -> Shape | None:
     try:
         parsed = _parser.parse(pattern, flags)
     except re.error:
@@ -118,12 +139,7 @@ def bounded_gap(pattern: str, flags: int) -> BoundedGap | None:
         return None
     if not _one_word_per_place(words):
         return None
-    return BoundedGap(
-        opener=_finder(opener, flags), words=_finder("|".join(map(re.escape, words)), flags, raw=True),
-        closer=_finder(closer, flags), opener_length=len(opener), closer_length=len(closer),
-        longest_word=max(map(len, words)), stop=stop, before=before, after=after,
-        caseless_closer=None if any(map(_has_case, closer)) else closer,
-    )
+    return opener, tuple(words), closer, stop, before, after, int(flags)
 
 
 def _finder(literal: str, flags: int, raw: bool = False) -> re.Pattern[str]:
