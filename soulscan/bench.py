@@ -166,11 +166,6 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def scan_text_as(text: str, profile: str, kind: str = "agents") -> object:
-    """Run one in-memory file, ``text`` as UTF-8, through the same pipeline as ``soulscan scan``."""
-    return scan_bytes_as(text.encode("utf-8"), profile, kind)
-
-
 def scan_bytes_as(data: bytes, profile: str, kind: str = "agents") -> object:
     """Run one file's bytes, as ``soulscan scan`` reads them, through its pipeline. The timed
     sections encode their texts before the clock starts: encoding is no part of a scan."""
