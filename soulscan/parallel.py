@@ -39,6 +39,9 @@ _OUTSTANDING = 3
 # This process runs chunks this many times shorter than a worker's: between two of its
 # own it gives the workers more.
 _OWN_SHARE = 4
+# ``os.fork`` and ``select.poll`` are POSIX only: elsewhere no worker is forked and this
+# process runs every job itself (``-j`` then changes nothing but the order of the work).
+CAN_FORK = hasattr(os, "fork") and hasattr(select, "poll")
 
 
 class WorkerLost(RuntimeError):
@@ -68,9 +71,9 @@ class SharedWork(Generic[Key, Job, Result]):
         self._pending: deque[tuple[Key, Job]] = deque()
         self._done: list[list[tuple[Key, Result]]] = []
         self._workers: list[_Worker[Key]] = []
-        self._poll = select.poll()
+        self._poll = select.poll() if CAN_FORK else None
         try:
-            for _ in range(workers):
+            for _ in range(workers if CAN_FORK else 0):
                 if not self._fork():
                     break  # no more processes to be had: this one does the rest
         except BaseException:  # Ctrl-C while forking: no worker is left behind
@@ -157,6 +160,8 @@ class SharedWork(Generic[Key, Job, Result]):
 
     def _receive(self, timeout: int | None) -> None:
         """Read what the workers have sent; wait up to ``timeout`` ms (None: until one has)."""
+        if self._poll is None:
+            return
         for fd, _ in self._poll.poll(timeout):
             self._read(next(w for w in self._workers if w.results_in == fd))
 
@@ -209,6 +214,7 @@ class SharedWork(Generic[Key, Job, Result]):
         else:
             os.set_blocking(jobs_out, False)
             self._workers.append(_Worker(pid, jobs_out, results_in))
+            assert self._poll is not None  # forking is tried only where poll exists
             self._poll.register(results_in, select.POLLIN)
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return pid > 0

@@ -175,6 +175,28 @@ def test_without_a_process_to_fork_this_process_does_everything(
     assert results == {str(job): (job * job, os.getpid()) for job in range(50)}
 
 
+def test_where_fork_and_poll_do_not_exist_this_process_does_everything(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import select
+
+    from soulscan import parallel
+
+    # as on Windows: neither exists, so touching either would raise AttributeError
+    monkeypatch.delattr(os, "fork")
+    monkeypatch.delattr(select, "poll")
+    monkeypatch.setattr(parallel, "CAN_FORK", False)
+    shared: SharedWork[str, int, tuple[int, int]] = SharedWork(_square_with_pid, 2, chunk=3)
+    try:
+        for job in range(50):
+            shared.add(str(job), job)
+        results = _all_results(shared)
+    finally:
+        shared.close()
+    assert not shared._workers
+    assert results == {str(job): (job * job, os.getpid()) for job in range(50)}
+
+
 _BIG_PAYLOADS = """
 import os
 from soulscan.parallel import SharedWork
