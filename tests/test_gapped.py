@@ -15,7 +15,8 @@ from soulscan.fuzz.adversarial import nested_html_comments
 RUNTIME_PATTERN = runtime_pack().rule("html_comment_injection").pattern
 SMALL_PATTERN = r"<!--[^>]{0,5}(?:ab|cd|xyz)[^>]{0,4}-->"
 CASED_CLOSER_PATTERN = r"<!--[^>]{0,5}(?:ab|cd|xyz)[^>]{0,4}X->"
-PIECES = ["<!--", "-->", ">", "-", "--", "<", "!", " ", "a", "b", "c", "d", "ab", "cd", "xyz",
+CASED_OPENER_PATTERN = r"X<!--[^>]{0,5}(?:ab|cd|xyz)[^>]{0,4}-->"
+PIECES = ["<!--", "X<!--", "x<!--", "-->", ">", "-", "--", "<", "!", " ", "a", "b", "c", "d", "ab", "cd", "xyz",
           "ignore", "IGNORE", "ıgnore", "İgnore", "ſystem", "secret", "hidden", "override",
           "system", "Hidden", "x" * 7, "\n", "X->", "x->"]
 
@@ -30,7 +31,8 @@ def spans_by_gap(pattern: str, text: str) -> list[tuple[int, int]]:
     return list(gap.finditer(text))
 
 
-@pytest.mark.parametrize("pattern", [RUNTIME_PATTERN, SMALL_PATTERN, CASED_CLOSER_PATTERN])
+@pytest.mark.parametrize("pattern", [RUNTIME_PATTERN, SMALL_PATTERN, CASED_CLOSER_PATTERN,
+                                     CASED_OPENER_PATTERN])
 @settings(max_examples=400, deadline=None)
 @given(parts=st.lists(st.sampled_from(PIECES), max_size=40))
 def test_equals_re_on_generated_text(pattern: str, parts: list[str]) -> None:
@@ -66,6 +68,20 @@ def test_gap_bounds(before: int, after: int, matches: bool) -> None:
     text = f"<!--{'a' * before}hidden{'b' * after}-->"
     assert spans_by_gap(RUNTIME_PATTERN, text) == ([(0, len(text))] if matches else [])
     assert spans_by_re(RUNTIME_PATTERN, text) == spans_by_gap(RUNTIME_PATTERN, text)
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("<!--ab-->", id="word-right-after-the-opener"),
+    pytest.param("ab<!--ab-->", id="a-word-before-the-opener"),
+    pytest.param("<!--x<!--ab-->", id="a-later-opener-holds-the-word"),
+    pytest.param("<!--abxxxxx<!--cd-->", id="the-first-opener-too-far"),
+    pytest.param("<!--xxxxxxab-->", id="the-word-too-far-from-the-opener"),
+    pytest.param("<!--abxxxxx-->", id="the-word-too-far-from-the-closer"),
+    pytest.param("xab-->", id="no-opener"),
+])
+def test_words_are_read_from_the_first_opener_on(text: str) -> None:
+    """Words are looked for only after the first opener's end and near the closer."""
+    assert spans_by_gap(SMALL_PATTERN, text) == spans_by_re(SMALL_PATTERN, text)
 
 
 def test_equals_re_on_the_adversarial_input() -> None:

@@ -47,6 +47,7 @@ class BoundedGap:
     before: int  # a: most characters between the opener and a word
     after: int  # b: most characters between a word and the closer
     caseless_closer: str | None  # the closer, when no character of it has another case
+    caseless_opener: str | None  # the opener, when no character of it has another case
 
     def finditer(self, text: str) -> Iterator[tuple[int, int]]:
         """The spans ``re.finditer`` reports for the pattern, in order."""
@@ -79,19 +80,38 @@ class BoundedGap:
         closer at ``close_at``."""
         reach = self.opener_length + self.before + self.longest_word + self.after
         lo = max(lo, close_at - reach)
+        openings = self._openers(text, lo, close_at)
+        first = next(openings, None)
+        if first is None:
+            return None
+        # A word counts only after an opener's end and at most ``after`` characters before
+        # the closer: the words are read from there on, not over the whole reach (a closer
+        # with no opener near it reads nothing).
+        words_from = max(first + self.opener_length, close_at - self.after - self.longest_word)
         # Word starts p with p + len(word) <= close_at and close_at - (p + len(word)) <= after.
         places = [
-            found.start() for found in self.words.finditer(text, lo, close_at)
+            found.start() for found in self.words.finditer(text, words_from, close_at)
             if close_at - found.start() - len(found.group(1)) <= self.after
         ]
         if not places:
             return None
-        for opening in self.opener.finditer(text, lo, close_at):
-            first_word = opening.start() + self.opener_length
+        for opening in itertools.chain((first,), openings):
+            first_word = opening + self.opener_length
             index = bisect.bisect_left(places, first_word)
             if index < len(places) and places[index] - first_word <= self.before:
-                return opening.start()
+                return opening
         return None
+
+    def _openers(self, text: str, lo: int, end: int) -> Iterator[int]:
+        """Where the opener starts inside ``[lo, end)`` (``str.find`` when case cannot
+        matter: C speed), overlapping ones too."""
+        if self.caseless_opener is None:
+            yield from (found.start() for found in self.opener.finditer(text, lo, end))
+            return
+        index = text.find(self.caseless_opener, lo, end)
+        while index >= 0:
+            yield index
+            index = text.find(self.caseless_opener, index + 1, end)
 
 
 def bounded_gap(pattern: str, flags: int) -> BoundedGap | None:
@@ -107,6 +127,7 @@ def bounded_gap(pattern: str, flags: int) -> BoundedGap | None:
         closer=_finder(closer, flags), opener_length=len(opener), closer_length=len(closer),
         longest_word=max(map(len, words)), stop=stop, before=before, after=after,
         caseless_closer=None if any(map(_has_case, closer)) else closer,
+        caseless_opener=None if any(map(_has_case, opener)) else opener,
     )
 
 
