@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from re import _constants as C  # type: ignore[attr-defined]
@@ -33,6 +34,8 @@ from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import matches_at, most_places
 from soulscan.engine.segments import MIN_START_RARITY
 from soulscan.hardened.anchor_finder import KeyedStrings, WordsIndex
+from soulscan.hardened.reach import matches_at_by_window, reach
+from soulscan.hardened.repeated_lines import REPEATED_LINES_FROM, RepeatedLines, repeated_lines
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,10 @@ class BranchSearch:
         if places is not None:
             narrow = self.live is not None and len(places) >= NARROWED_FROM_PLACES
             pattern = _compiled(*self.live) if narrow and self.live else self.pattern
+            if len(places) >= MEMO_FROM_PLACES and _repeated_lines(text) is not None:
+                around = reach(pattern.pattern, pattern.flags)
+                if around is not None and around.behind + around.ahead >= MEMO_FROM_REACH:
+                    return list(matches_at_by_window(pattern, text, places, around))
             return list(matches_at(pattern, text, places))
         pattern = self.pattern if self.live is None else _compiled(*self.live)
         return [match.span() for match in pattern.finditer(text)]
@@ -198,6 +205,18 @@ def _places_in(
     `most`. (A string `lo` to `hi` after a start in [a, b] starts in [a + lo, b + hi].)"""
     found: list[int] = []
     longest = max(map(len, strings), default=0)
+    lines = _repeated_lines(haystack)
+    if lines is not None:
+        # each string's places found once, those in each window picked out of them
+        every = [(len(string), lines.every(string)) for string in strings]
+        for first, last in windows:
+            limit = min(length, last + starts.hi + longest)
+            begin = first + starts.lo
+            for size, places in every:
+                found += places[bisect_left(places, begin) : bisect_right(places, limit - size)]
+            if len(found) > most:
+                return None
+        return found
     for first, last in windows:
         limit = min(length, last + starts.hi + longest)
         more = start_places(haystack, strings, limit, most - len(found), first + starts.lo)
@@ -205,6 +224,18 @@ def _places_in(
             return None
         found += more
     return found
+
+
+def _repeated_lines(haystack: str) -> RepeatedLines | None:
+    return repeated_lines(haystack) if len(haystack) >= REPEATED_LINES_FROM else None
+
+
+# A text that repeats its lines is searched once per distinct window a pattern can read
+# (``reach.matches_at_by_window``) when there are this many places to try, and the pattern
+# reads this far around each: a try that may read that far costs more than the window's
+# slice and hash.
+MEMO_FROM_PLACES = 64
+MEMO_FROM_REACH = 1024
 
 
 # After this many places of one string, found a ``find`` each, the rest are counted in one
@@ -218,6 +249,9 @@ def start_places(
 ) -> list[int] | None:
     """Every offset from `begin` where one of `strings` occurs whole below `limit`; None
     past `most`."""
+    lines = _repeated_lines(haystack)
+    if lines is not None:
+        return lines.places(strings, limit, most, begin)
     places: list[int] = []
     find = haystack.find
     for string in strings:
@@ -272,7 +306,7 @@ def _leading_strings(source: str, flags: int) -> tuple[tuple[str, ...], int, int
     Literal text is followed into groups and alternatives (``' (?:ignore|forget) all'``
     starts with ``' ignore all'`` or ``' forget all'``): longer strings leave fewer places.
     """
-    parsed = _parsed(source, flags)
+    parsed = parsed_pattern(source, flags)
     if parsed is None:
         return None
     # an inline `(?i)` makes the whole pattern caseless, as it does the compiled one
@@ -289,7 +323,7 @@ def _leading_strings(source: str, flags: int) -> tuple[tuple[str, ...], int, int
     return None
 
 
-def _parsed(source: str, flags: int) -> Any:
+def parsed_pattern(source: str, flags: int) -> Any:
     """A regex-dialect pattern read by ``re``'s parser; None when ``re`` may read it otherwise
     (verbose, V1, or syntax ``extract_regex_anchors`` refuses) or cannot read it."""
     if flags & (regex.VERBOSE | regex.V1) or extract_regex_anchors(source) is None:
@@ -333,7 +367,7 @@ def trailing_strings(source: str, flags: int) -> Ends | None:
 # read for the single-branch rules at start-up: a parse each without the memo
 @cache.persistent_depending_on("soulscan.engine.anchors")
 def _trailing_strings(source: str, flags: int) -> tuple[tuple[str, ...], int, int] | None:
-    parsed = _parsed(source, flags)
+    parsed = parsed_pattern(source, flags)
     if parsed is None:
         return None
     ignorecase = bool(parsed.state.flags & re.IGNORECASE)
@@ -398,7 +432,7 @@ def leading_lookbehind(source: str, flags: int) -> regex.Pattern[str] | None:
     written = _LEADING_LOOKBEHIND.match(source)
     if written is None or flags & regex.IGNORECASE or _INLINE_FLAGS.search(source):
         return None  # (checked first: most patterns are never parsed here)
-    parsed = _parsed(source, flags)
+    parsed = parsed_pattern(source, flags)
     if parsed is None:
         return None
     try:

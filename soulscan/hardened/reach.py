@@ -1,0 +1,170 @@
+"""How far around the place it is tried at a pattern can read the text.
+
+``pattern.match(text, place)`` reads characters before `place` (lookbehinds, ``\\b``) and
+after it (what it consumes, lookaheads). When both are bounded, the answer at a place is
+decided by the text from `behind` characters before the place to `ahead` after it: two
+places with the same such window, both far enough from the text's ends (where ``^``, ``$``,
+``\\A`` and ``\\Z`` answer otherwise), get the same answer. ``branch_search`` uses this to
+try a rule once per distinct window of a text that repeats itself.
+
+The bounds are worked out from ``re``'s parse of a regex-dialect pattern (read as
+``branch_search`` reads its leading strings: only patterns ``re`` reads the same), node by
+node, each an upper bound: a node at a place reads no further than its widest width from
+it, a lookahead or lookbehind no further than its body's widest width and reach.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from re import _constants as C  # type: ignore[attr-defined]
+from typing import Any, NamedTuple
+
+import regex
+
+# A single character each (the case flags never make one match two: FULLCASE is refused).
+_ONE_CHARACTER = (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN, C.RANGE, C.CATEGORY)
+_REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT)
+# Flags under which ``regex`` reads a pattern otherwise than this module assumes: full case
+# folding (a character matches two), Unicode word boundaries (read whole words), V1 sets.
+_REFUSED_FLAGS = regex.FULLCASE | regex.WORD | regex.V1 | regex.VERBOSE
+
+
+class Reach(NamedTuple):
+    """At most `behind` characters before a try's place and `ahead` from it are read."""
+
+    behind: int
+    ahead: int
+
+
+class _Extent(NamedTuple):
+    width: int  # the most characters consumed
+    behind: int  # the most characters read before the start
+    ahead: int  # the most characters read from the start on
+
+
+@functools.lru_cache(maxsize=1024)
+def reach(source: str, flags: int) -> Reach | None:
+    """How far a regex-dialect pattern reads around the place it is tried at; None when
+    unbounded or unknown."""
+    from soulscan.hardened.branch_search import parsed_pattern
+
+    if flags & _REFUSED_FLAGS or _INLINE_REFUSED.search(source):
+        return None
+    parsed = parsed_pattern(source, flags)
+    if parsed is None:
+        return None
+    extent = _extent(list(parsed))
+    return None if extent is None else Reach(extent.behind, extent.ahead)
+
+
+# inline forms of the refused flags (`(?f)`, `(?w)`, `(?V1)`; `(?x)` is refused by the parse)
+_INLINE_REFUSED = regex.compile(r"\(\?[a-zA-Z]*[fwV]")
+
+
+def _extent(nodes: list[Any]) -> _Extent | None:
+    """The extent of a sequence of nodes, from their first one's place."""
+    width = behind = ahead = 0
+    for op, av in nodes:
+        node = _node_extent(op, av)
+        if node is None:
+            return None
+        # the node is tried from 0 to `width` characters after the start
+        behind = max(behind, node.behind)
+        ahead = max(ahead, width + node.ahead)
+        width += node.width
+    return _Extent(width, behind, max(ahead, width))
+
+
+def _node_extent(op: Any, av: Any) -> _Extent | None:
+    if op in _ONE_CHARACTER:
+        return _Extent(1, 0, 1)
+    if op is C.AT:
+        # ``\b`` reads a character each side, ``$`` the next one and the text's length
+        return _Extent(0, 1, 2)
+    if op is C.SUBPATTERN:
+        return _extent(list(av[-1]))
+    if op is C.ATOMIC_GROUP:
+        return _extent(list(av))
+    if op is C.BRANCH:
+        branches = [_extent(list(branch)) for branch in av[1]]
+        if any(branch is None for branch in branches) or not branches:
+            return None
+        known = [branch for branch in branches if branch is not None]
+        return _Extent(*(max(values) for values in zip(*known)))
+    if op in _REPEATS:
+        _, high, body = av
+        if high == C.MAXREPEAT:
+            return None
+        inner = _extent(list(body))
+        if inner is None:
+            return None
+        if high == 0:
+            return _Extent(0, 0, 0)
+        # the last time starts at most (high - 1) widths after the first
+        return _Extent(high * inner.width, inner.behind, (high - 1) * inner.width + inner.ahead)
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        direction, body = av
+        inner = _extent(list(body))
+        if inner is None:
+            return None
+        if direction == 1:
+            return _Extent(0, inner.behind, inner.ahead)
+        # a lookbehind's body is tried ending at the place: it starts up to its width before
+        return _Extent(0, inner.width + inner.behind, inner.ahead)
+    return None  # back-references, conditionals and anything else: unknown
+
+
+# A memo that has answered fewer than one try in two after this many is given up on.
+MEMO_PROBE = 64
+# The most characters of windows a memo keeps.
+MEMO_CHARS = 1 << 23
+
+
+def matches_at_by_window(
+    pattern: regex.Pattern[str], text: str, places: Iterable[int], around: Reach
+) -> Iterator[tuple[int, int]]:
+    """``prefilter.matches_at``, with the pattern tried once per distinct window of the text
+    it can read (`around`) at places far enough from the text's ends: each other place with
+    that window gets the answer of the first (the end of its match, relative to the place).
+    A memo that is seldom asked again (the windows do not repeat) is given up on."""
+    end = 0
+    first = around.behind + _END_MARGIN
+    last = len(text) - around.ahead - _END_MARGIN
+    memo: dict[str, int] = {}
+    kept_chars = 0
+    width = around.behind + around.ahead
+    tries = hits = 0
+    remembering = True
+    match = pattern.match
+    for place in places:
+        if place < end:
+            continue
+        if remembering and first <= place <= last:
+            window = text[place - around.behind : place + around.ahead]
+            length = memo.get(window, _UNKNOWN)
+            tries += 1
+            if length == _UNKNOWN:
+                found = match(text, place)
+                length = _NO_MATCH if found is None else found.end() - place
+                if kept_chars + width <= MEMO_CHARS:
+                    memo[window] = length
+                    kept_chars += width
+            else:
+                hits += 1
+            if tries == MEMO_PROBE and hits * 2 < tries:
+                remembering = False
+                memo.clear()
+            if length != _NO_MATCH:
+                yield place, place + length
+                end = place + length
+            continue
+        found = match(text, place)
+        if found is not None:
+            yield found.span()
+            end = found.end()
+
+
+_UNKNOWN, _NO_MATCH = -2, -1
+# ``\\A``, ``^``, ``$`` and ``\\Z`` answer alike at places this far from the text's ends
+_END_MARGIN = 2

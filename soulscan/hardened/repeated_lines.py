@@ -1,0 +1,127 @@
+"""Where strings occur in a long text that repeats its lines, found through its distinct lines.
+
+A generated file or a padded attack repeats its lines, and a rule's start strings then occur
+at the same offsets of every copy of a line. A string without a line break lies inside one
+line wherever it occurs, so its places in the text are its places in each distinct line,
+moved to where each copy of that line starts: the strings are searched for in the distinct
+lines (joined by line breaks, a small part of the text) instead of in the whole text, once a
+string. Strings that hold a line break are searched for in the text itself.
+
+``tests/test_hardened_repeated_lines.py`` compares this with a search of the whole text.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# Texts shorter than this are searched whole: splitting a text into lines costs about as
+# much as a few searches of it (``anchor_finder.DISTINCT_LINES_FROM`` too).
+REPEATED_LINES_FROM = 1 << 15
+
+
+@dataclass(frozen=True)
+class RepeatedLines:
+    """A text read as its distinct lines: `distinct` joins them with line breaks, the line
+    numbered i starts at ``firsts[i]`` there and at each of ``copies[i]`` in the text."""
+
+    text: str
+    distinct: str
+    firsts: list[int]
+    copies: list[list[int]]
+    # string -> every place of it (``every``): rules share their start strings
+    _every: dict[str, list[int]] = field(default_factory=dict, compare=False, repr=False)
+
+    def every(self, string: str) -> list[int]:
+        """Every place of `string` in the text, in increasing order."""
+        found = self._every.get(string)
+        if found is None:
+            found = self.places((string,), len(self.text), len(self.text) + 1) or []
+            self._every[string] = found
+        return found
+
+    def places(
+        self, strings: Iterable[str], limit: int, most: int, begin: int = 0
+    ) -> list[int] | None:
+        """``branch_search.start_places``: every offset from `begin` where one of `strings`
+        occurs whole below `limit` (string by string, each in increasing order); None past
+        `most`."""
+        places: list[int] = []
+        for string in strings:
+            if not string or "\n" in string:
+                found = _found_in(self.text, string, begin, limit, most - len(places))
+            else:
+                found = self._found(string, begin, limit, most - len(places))
+            if found is None:
+                return None
+            places += found
+        return places
+
+    def _found(self, string: str, begin: int, limit: int, most: int) -> list[int] | None:
+        """The places of a string without a line break; None past `most`."""
+        firsts, copies, find = self.firsts, self.copies, self.distinct.find
+        # (line, offset in it, the copies of the line where the string lies in range)
+        hits: list[tuple[int, int, int, int]] = []
+        count = 0
+        last_copy = limit - len(string)
+        at = find(string)
+        while at >= 0:
+            line = bisect_right(firsts, at) - 1
+            offset = at - firsts[line]
+            starts = copies[line]
+            first = bisect_left(starts, begin - offset)
+            past = bisect_right(starts, last_copy - offset)
+            if past > first:
+                hits.append((line, offset, first, past))
+                count += past - first
+                if count > most:
+                    return None
+            at = find(string, at + 1)
+        found: list[int] = []
+        for line, offset, first, past in hits:
+            found += map(offset.__add__, copies[line][first:past])
+        if len(hits) > 1:
+            found.sort()
+        return found
+
+
+def _found_in(text: str, string: str, begin: int, limit: int, most: int) -> list[int] | None:
+    """Every place of `string` in the text itself, from `begin`, whole below `limit`."""
+    found: list[int] = []
+    find = text.find
+    index = find(string, begin, limit)
+    while index >= 0:
+        found.append(index)
+        if len(found) > most:
+            return None
+        index = find(string, index + 1, limit)
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def repeated_lines(text: str) -> RepeatedLines | None:
+    """The text read as its distinct lines, when they make up at most half of it (and the
+    text is long enough to pay the split); None otherwise."""
+    if len(text) < REPEATED_LINES_FROM:
+        return None
+    return lines_of(text, most_chars=len(text) // 2)
+
+
+def lines_of(text: str, most_chars: int | None = None) -> RepeatedLines | None:
+    """The text read as its distinct lines; None when they pass `most_chars`."""
+    lines = text.split("\n")
+    numbers: dict[str, int] = {}
+    numbered = [numbers.setdefault(line, len(numbers)) for line in lines]
+    distinct = "\n".join(numbers)
+    if most_chars is not None and len(distinct) > most_chars:
+        return None
+    line_starts = itertools.accumulate(map(operator.add, map(len, lines), itertools.repeat(1)), initial=0)
+    copies: list[list[int]] = [[] for _ in numbers]
+    for number, start in zip(numbered, line_starts):
+        copies[number].append(start)
+    firsts = list(itertools.accumulate(map(operator.add, map(len, numbers), itertools.repeat(1)), initial=0))
+    return RepeatedLines(text, distinct, firsts, copies)
