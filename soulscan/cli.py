@@ -26,6 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _defer_seldom_used_modules()
         _import_through_the_start_up_cache()
         _compile_re_through_the_start_up_cache()
+        _compile_named_tuples_through_the_start_up_cache()
     result = _main(argv)
     _exit_code[0] = result
     return result
@@ -103,6 +104,15 @@ def _compile_re_through_the_start_up_cache() -> None:
     from soulscan.engine import re_cache
 
     re_cache.install()
+
+
+def _compile_named_tuples_through_the_start_up_cache() -> None:
+    """The expressions ``typing`` and ``namedtuple`` compile for each named tuple (its
+    fields' annotations, its ``__new__``), read from the disk cache
+    (``code_cache.install_for_program``). Only for the program."""
+    from soulscan.engine import code_cache
+
+    code_cache.install_for_program()
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -1,4 +1,5 @@
-"""Compiled dataclass methods and persistent memos: kept across runs, never trusted blindly.
+"""Compiled dataclass methods, named tuples' expressions and persistent memos: kept across
+runs, never trusted blindly.
 
 Each case runs fresh processes (the caches live for a process and are saved at exit).
 """
@@ -10,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -263,3 +265,94 @@ def test_a_cache_dir_it_creates_is_private(tmp_path: Path,
     cache.store("value.bin", (1, "two", None))
     assert cache.load("value.bin") == (1, "two", None)
     assert home.stat().st_mode & 0o077 == 0
+
+
+_NAMED_TUPLE_PROBE = """
+    from __future__ import annotations
+
+    import collections, typing
+    from soulscan.engine import code_cache
+    code_cache.install_for_program()
+
+    class Place(typing.NamedTuple):
+        line: int
+        tags: tuple[str, ...] = ()
+
+    Pair = collections.namedtuple("Pair", "left right")
+    place = Place(3)
+    hints = typing.get_type_hints(Place)
+    try:
+        typing.ForwardRef("not an expression (")
+        refused = "accepted"
+    except SyntaxError as exc:
+        refused = str(exc)
+    table = typing.compile.__self__.table
+    print(place, Place(4, ("a",)), Pair(1, right=2), Place.__new__.__defaults__,
+          hints == {"line": int, "tags": tuple[str, ...]},
+          typing.ForwardRef("tuple[str, ...]") == typing.ForwardRef("tuple[str, ...]"),
+          refused, sorted(table.known) == sorted(set(table.known) | set(table.new)))
+"""
+_NAMED_TUPLE_OUTPUT = (
+    "Place(line=3, tags=()) Place(line=4, tags=('a',)) Pair(left=1, right=2) ((),) True True "
+    "Forward reference must be an expression -- got 'not an expression ('")
+
+
+def _expression_record(cache_home: Path) -> Path:
+    (record,) = cache_home.glob("expressions-*.bin")
+    return record
+
+
+def test_named_tuple_expressions_come_from_the_cache_and_behave_the_same(
+        tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache"
+    first = _run(_NAMED_TUPLE_PROBE, cache_home, tmp_path)
+    assert first == f"{_NAMED_TUPLE_OUTPUT} False"  # nothing known yet: compiled, then saved
+    table = _load_record(_expression_record(cache_home).name, _env(cache_home, tmp_path))
+    # each annotation, each lambda namedtuple evaluates for __new__ (the faulty text is not kept)
+    assert {"int", "tuple[str, ...]", "lambda _cls, left, right: _tuple_new(_cls, (left, right))",
+            "lambda _cls, line, tags: _tuple_new(_cls, (line, tags))"} <= table.keys()
+    assert not any("not an expression" in source for source in table)
+    assert _run(_NAMED_TUPLE_PROBE, cache_home, tmp_path) == f"{_NAMED_TUPLE_OUTPUT} True"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda body: body[:-7], id="torn-record"),
+        pytest.param(lambda body: b"soulscan-cache-2\n" + b"\0" * 40, id="foreign-record"),
+    ],
+)
+def test_a_damaged_expression_record_is_compiled_afresh(tmp_path: Path,
+                                                        damage: Callable[[bytes], bytes]) -> None:
+    cache_home = tmp_path / "cache"
+    _run(_NAMED_TUPLE_PROBE, cache_home, tmp_path)
+    record = _expression_record(cache_home)
+    record.write_bytes(damage(record.read_bytes()))
+    assert _run(_NAMED_TUPLE_PROBE, cache_home, tmp_path) == f"{_NAMED_TUPLE_OUTPUT} False"
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        pytest.param(b"junk", id="not-marshal-data"),
+        pytest.param(marshal.dumps(("not", "code")), id="not-code"),
+    ],
+)
+def test_an_expression_whose_stored_code_is_unusable_or_foreign_is_compiled_afresh(
+        tmp_path: Path, stored: bytes) -> None:
+    cache_home = tmp_path / "cache"
+    _run(_NAMED_TUPLE_PROBE, cache_home, tmp_path)
+    name = _expression_record(cache_home).name
+    env = _env(cache_home, tmp_path)
+    _store_record(name, dict.fromkeys(_load_record(name, env), stored), env)
+    assert _run(_NAMED_TUPLE_PROBE, cache_home, tmp_path).startswith(_NAMED_TUPLE_OUTPUT)
+
+
+def test_named_tuple_expressions_are_routed_for_the_program_only(tmp_path: Path) -> None:
+    probe = """
+        import builtins, collections, typing
+        from soulscan.cli import main
+        main(["--version"])
+        print("compile" in vars(typing), "eval" in vars(collections))
+    """
+    assert _run(probe, tmp_path / "cache", tmp_path).splitlines()[-1] == "False False"

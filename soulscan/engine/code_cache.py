@@ -1,4 +1,5 @@
-"""The methods ``dataclasses`` writes for each class, compiled once per machine.
+"""The methods ``dataclasses`` writes for each class, and the expressions ``typing`` and
+``collections.namedtuple`` compile for each named tuple, compiled once per machine.
 
 soulscan's value types are frozen dataclasses. On CPython 3.11 ``@dataclass`` writes the
 source of every generated method (``__init__``, ``__eq__``, ``__hash__``, ``__repr__``, the
@@ -10,6 +11,12 @@ handed the code instead of the text.
 
 Only ``dataclasses``' own ``exec`` is routed here (a name in that module's globals); what
 the methods do is unchanged. A missing or damaged record just means compiling as before.
+
+Each ``typing.NamedTuple`` field's annotation (a string under ``from __future__ import
+annotations``) is compiled by ``typing.ForwardRef``, and each named tuple's ``__new__`` by
+``namedtuple``'s ``eval`` of a lambda's text: ~110 small compiles, ~2 ms of a one-file
+scan. ``install_for_program`` routes those two (``compile`` and ``eval`` in the globals of
+``typing`` and ``collections``) through a second record, for the program only.
 """
 
 from __future__ import annotations
@@ -77,6 +84,58 @@ def _is_soulscans(module_globals: Any) -> bool:
 def _is_code_table(value: Any) -> TypeGuard[dict[str, bytes]]:
     return isinstance(value, dict) and all(
         isinstance(source, str) and isinstance(code, bytes) for source, code in value.items())
+
+
+class _CompiledExpressions:
+    """``compile`` for ``typing`` and ``eval`` for ``collections``: the code of each
+    expression text (``eval`` mode, ``<string>``) read from a record, compiled on a miss.
+
+    Both modules have no ``__future__`` imports, so their own calls compile with no
+    inherited flags: ``dont_inherit`` does the same here. Any other call (another mode or
+    file name, flags, code objects) goes to the builtin as it came."""
+
+    def __init__(self) -> None:
+        name = f"expressions-{cache.environment_key(f'expression-cache {FORMAT}')}.bin"
+        self.table = cache.StoredTable(name, MAX_ENTRIES, _is_code_table)
+
+    def code(self, source: str) -> types.CodeType:
+        """The code of the expression ``source``, as ``compile(source, "<string>", "eval")``
+        called from a module without ``__future__`` imports gives it."""
+        code = _code_of(self.table.known.get(source) or self.table.new.get(source))
+        if code is None:
+            code = compile(source, "<string>", "eval", dont_inherit=True)
+            self.table.new[source] = marshal.dumps(code)
+        return code
+
+    def compile(self, source: Any, filename: Any, mode: Any, flags: int = 0,
+                dont_inherit: bool = False, optimize: int = -1) -> Any:
+        if (type(source) is str and filename == "<string>" and mode == "eval" and flags == 0
+                and optimize == -1):
+            return self.code(source)
+        # typing's own flags are none: inheriting them or not is the same
+        return builtins.compile(source, filename, mode, flags, True, optimize)
+
+    def eval(self, source: Any, *namespaces: Any) -> Any:
+        if type(source) is str:
+            return builtins.eval(self.code(source), *namespaces)
+        return builtins.eval(source, *namespaces)
+
+
+def install_for_program() -> None:
+    """Route ``typing.ForwardRef``'s ``compile`` and ``namedtuple``'s ``eval`` through the
+    expression record: for the program only (a caller's process keeps both modules as they
+    are), on CPython before 3.13 like the dataclass methods (a later release may compile
+    these texts otherwise)."""
+    import collections
+    import typing
+
+    if sys.version_info >= (3, 13) or not cache.in_use():
+        return
+    if isinstance(getattr(vars(typing).get("compile"), "__self__", None), _CompiledExpressions):
+        return
+    expressions = _CompiledExpressions()
+    typing.compile = expressions.compile  # type: ignore[attr-defined]
+    collections.eval = expressions.eval  # type: ignore[attr-defined]
 
 
 def install() -> None:
