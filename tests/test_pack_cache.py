@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import marshal
+import pickle
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +14,7 @@ from typing import Any
 import pytest
 
 from soulscan.engine import cache, pack_cache
-from soulscan.engine.rulepack import builtin_pack_paths, load_pack
+from soulscan.engine.rulepack import Examples, Rule, builtin_pack_paths, load_pack
 
 PACK = """\
 pack: {id: demo, name: Demo}
@@ -68,6 +71,37 @@ def test_every_built_in_pack_round_trips_through_the_cache(pack_path: Path) -> N
                 after.anchors, after.anchors_folded, after.trusted, dict(after.docs)) == (
             before.regex_source, before.regex_flags, before.exact_source, before.exact_guard,
             before.anchors, before.anchors_folded, before.trusted, dict(before.docs))
+
+
+def _hash_or_error(value: object) -> int | str:
+    try:
+        return hash(value)
+    except TypeError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("pack_path", builtin_pack_paths(), ids=lambda p: p.name)
+def test_a_cached_rule_is_the_object_its_dataclass_builds(pack_path: Path) -> None:
+    """``_rule`` fills each ``Rule``'s ``__dict__`` at once: the same objects as ``Rule(...)``
+    in every way, every field given (none left to a default), still frozen."""
+    pack = load_pack(pack_path, trusted=True)
+    restored = pack_cache.from_data(pack_cache.to_data(pack), pack.path, trusted=True)
+    assert restored is not None
+    field_names = [field.name for field in dataclasses.fields(Rule)]
+    for made in restored.rules:
+        built = Rule(**{**vars(made), "examples": Examples(**vars(made.examples))})
+        assert type(made) is Rule and type(made.examples) is Examples
+        assert list(vars(made)) == list(vars(built)) == field_names  # every field, in order
+        assert list(vars(made.examples)) == [f.name for f in dataclasses.fields(Examples)]
+        assert made == built and repr(made) == repr(built)
+        assert _hash_or_error(made) == _hash_or_error(built)  # docs is a dict: both refuse
+        assert vars(made) == vars(built) and made.examples == built.examples
+        assert pickle.loads(pickle.dumps(made)) == built
+        assert copy.copy(made) == built
+        assert dataclasses.replace(made, id="other") == dataclasses.replace(built, id="other")
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.id = "changed"  # type: ignore[misc]
+    assert not hasattr(Rule, "__post_init__") and not hasattr(Examples, "__post_init__")
 
 
 def test_an_edited_pack_is_parsed_again(cache_home: Path, tmp_path: Path) -> None:
