@@ -8,17 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText
-from soulscan.hardened.branch_search import (
-    BranchSearch,
+from soulscan.hardened.branch_search import BranchSearch, start_places
+from soulscan.hardened.gate import gated_rule
+from soulscan.hardened.pattern_reading import (
     Ends,
     Starts,
     leading_lookbehind,
     leading_strings,
-    start_places,
     starts_union,
     trailing_strings,
 )
-from soulscan.hardened.gate import gated_rule
 from soulscan.hardened.view_rules import hardened_rules
 from soulscan.hardened.views import VIEW_NAMES
 

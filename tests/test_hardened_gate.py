@@ -261,7 +261,7 @@ def test_token_finder_finds_exactly_the_anchors_in_texts_of_tokens(
 
 
 def test_what_a_gate_needs_of_start_strings_is_what_they_hold() -> None:
-    from soulscan.hardened.branch_search import anchors_held, leading_strings, starts_union
+    from soulscan.hardened.pattern_reading import anchors_held, leading_strings, starts_union
 
     for view in VIEW_NAMES:
         view_gate_ = view_gate(view, "agents")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import matches_at
-from soulscan.hardened import branch_search, reach, repeated_lines
+from soulscan.hardened import branch_search, pattern_reading, reach, repeated_lines
 from soulscan.hardened.reach import Reach, matches_at_by_window
 from soulscan.hardened.repeated_lines import lines_of
 from soulscan.hardened.view_rules import hardened_rules
@@ -200,9 +200,9 @@ def test_branch_search_of_repeated_lines_equals_finditer(
     source, flags = rule
     search = branch_search.BranchSearch(
         regex.compile(source, flags),
-        branch_search.starts_union([branch_search.leading_strings(source, flags)]),
-        ends=branch_search.trailing_strings(source, flags),
-        after=branch_search.leading_lookbehind(source, flags),
+        pattern_reading.starts_union([pattern_reading.leading_strings(source, flags)]),
+        ends=pattern_reading.trailing_strings(source, flags),
+        after=pattern_reading.leading_lookbehind(source, flags),
     )
     text = case(("\n".join(pieces) + "\n") * repeat + pieces[0])  # type: ignore[operator]
     expected = [match.span() for match in search.pattern.finditer(text)]
@@ -228,7 +228,7 @@ def test_places_in_windows_through_distinct_lines(
     for gap, width in gaps:  # in order, apart: as BranchSearch._windows gives them
         windows.append((at + gap, at + gap + width))
         at += gap + width + 1
-    starts = branch_search.Starts(tuple(strings), lo, lo + spread)
+    starts = pattern_reading.Starts(tuple(strings), lo, lo + spread)
     found = {}
     for name, lines in (("whole", lambda haystack: None), ("lines", lines_of)):
         monkeypatch.setattr(branch_search, "_repeated_lines", lines)

@@ -27,8 +27,8 @@ from soulscan.engine.anchors import NON_ASCII, Anchors, extract_regex_anchors, f
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.rulepack import Rule
 from soulscan.hardened.anchor_finder import AnchorFinder, pivot_finder, token_finder
-from soulscan.hardened.branch_search import (
-    BranchSearch,
+from soulscan.hardened.branch_search import BranchSearch
+from soulscan.hardened.pattern_reading import (
     Starts,
     leading_lookbehind,
     leading_strings,
@@ -154,7 +154,7 @@ START_STRING_VIEWS = frozenset({"words"})
 
 
 def _start_group(view: str, branch: str, flags: int) -> frozenset[str] | None:
-    """The start strings of a branch of a rule of `view` (``branch_search.leading_strings``), folded:
+    """The start strings of a branch of a rule of `view` (``pattern_reading.leading_strings``), folded:
     every match holds one, so a text whose folded form holds none has no match of the
     branch (folding keeps each character's place and folds it as it would alone). None when
     they are not looked up, unknown, or one holds a capital sigma (it lowers by context)."""
@@ -208,7 +208,9 @@ Plan = tuple[tuple[GatedFields, ...], tuple[tuple[int, tuple[int, ...]], ...], t
              frozenset[str]]
 
 
-@cache.persistent_depending_on("soulscan.engine.anchors", "soulscan.hardened.branch_search")
+@cache.persistent_depending_on(
+    "soulscan.engine.anchors", "soulscan.hardened.branch_search", "soulscan.hardened.pattern_reading"
+)
 def _plan(rules: tuple[RuleKey, ...]) -> Plan:
     """What a ViewGate of these rules tests, worked out once per machine (plain data: ~4 ms
     of every start for the hardened rules' four views), not at each start."""
@@ -277,7 +279,7 @@ class ViewGate:
         self._looked_up = frozenset(searched)
         self._live: dict[frozenset[str], dict[str, BranchSearch]] = {}
         self._live_by_tests: dict[frozenset[int], dict[str, BranchSearch]] = {}
-        # start string -> the anchors it holds once folded (``branch_search.anchors_held``)
+        # start string -> the anchors it holds once folded (``pattern_reading.anchors_held``)
         self._held: dict[str, frozenset[str]] = {}
 
     def _finder(self) -> AnchorFinder:

@@ -8,7 +8,7 @@ places with the same such window, both far enough from the text's ends (where ``
 try a rule once per distinct window of a text that repeats itself.
 
 The bounds are worked out from ``re``'s parse of a regex-dialect pattern (read as
-``branch_search`` reads its leading strings: only patterns ``re`` reads the same), node by
+``pattern_reading`` reads leading strings: only patterns ``re`` reads the same), node by
 node, each an upper bound: a node at a place reads no further than its widest width from
 it, a lookahead or lookbehind no further than its body's widest width and reach.
 """
@@ -21,6 +21,8 @@ from re import _constants as C  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 import regex
+
+from soulscan.hardened.pattern_reading import parsed_pattern
 
 # A single character each (the case flags never make one match two: FULLCASE is refused).
 _ONE_CHARACTER = (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN, C.RANGE, C.CATEGORY)
@@ -47,8 +49,6 @@ class _Extent(NamedTuple):
 def reach(source: str, flags: int) -> Reach | None:
     """How far a regex-dialect pattern reads around the place it is tried at; None when
     unbounded or unknown."""
-    from soulscan.hardened.branch_search import parsed_pattern
-
     if flags & _REFUSED_FLAGS or _INLINE_REFUSED.search(source):
         return None
     parsed = parsed_pattern(source, flags)
