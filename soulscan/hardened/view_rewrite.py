@@ -7,7 +7,7 @@ import itertools
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import regex
 
@@ -20,6 +20,9 @@ class View:
     name: str
     text: str
     offsets: OffsetMap  # view character -> original code points
+    # The distinct strings of `text.split(" ")`, when the view worked them out on the way (the
+    # words view of a plain text): its anchor lookup needs them. Read them, do not change them.
+    tokens: set[str] | None = field(default=None, compare=False)
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Map a [start, end) span of this view to original code-point offsets."""
