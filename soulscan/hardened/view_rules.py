@@ -91,7 +91,10 @@ class ViewRules:
 
     def words_index(self) -> WordsIndex:
         if self._words is None:
-            self._words = WordsIndex.of(self.prepared("words").folded)
+            view, folded = self.views.get("words"), self.prepared("words").folded
+            # the view's own tokens, where it split its text anyway and folding changes nothing
+            own = view.tokens if view.tokens is not None and folded == view.text else None
+            self._words = WordsIndex.of(folded) if own is None else WordsIndex(own)
         return self._words
 
     def present(self, view: str) -> set[str]:
