@@ -60,6 +60,9 @@ def _assert_same_as_reference(text: str, spans: Sequence[tuple[int, int]] = ()) 
         assert got == (expected.starts, expected.ends), (name, text)
         for a, b in spans:
             assert view.span(a, b) == expected.span(a, b), (name, text, a, b)
+        # the tokens a view worked out on the way (the words view's anchor lookup reads them)
+        if view.tokens is not None:
+            assert view.tokens == set(view.text.split(" ")), (name, text)
 
 
 @settings(max_examples=600, deadline=None)

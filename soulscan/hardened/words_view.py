@@ -80,12 +80,15 @@ def _unleet(match: Match) -> str:
     return word.translate(_LEET) if digits * 2 <= len(word) else word
 
 
-def _read_leetspeak(view: View) -> View:
+def _read_leetspeak(view: View) -> tuple[View, dict[str, str]]:
     """`_LEET_WORD` words read by `_unleet`, as `rewrite` would, without running the pattern
     over the whole text: a leet word is a whole run of [a-z0-9] (its look-behind and
-    look-ahead) holding a hint, so it is matched only from the start of a hint's run."""
+    look-ahead) holding a hint, so it is matched only from the start of a hint's run.
+    Also each word read otherwise, as it is read: in a text of runs of [a-z0-9] between
+    spaces, the same run is read alike wherever it stands."""
     text = view.text
     pieces: list[str] = []
+    read: dict[str, str] = {}
     position = 0
     for hint in _leet_hints(text):
         if hint < position:
@@ -95,12 +98,15 @@ def _read_leetspeak(view: View) -> View:
         start = window + len(text[window:hint].rstrip(_LETTERS_AND_DIGITS))
         word = _LEET_WORD.match(text, start)
         if word is not None:
-            pieces += (text[position:start], _unleet(word))
+            letters = _unleet(word)
+            if letters != word.group():
+                read[word.group()] = letters
+            pieces += (text[position:start], letters)
             position = word.end()
     if not pieces:
-        return view
+        return view, read
     pieces.append(text[position:])
-    return View("words", "".join(pieces), view.offsets)  # a word is read letter for letter
+    return View("words", "".join(pieces), view.offsets), read  # a word is read letter for letter
 
 
 # An empty HTML comment renders as nothing, so it can split a word (`ig<!---->nore`).
@@ -240,13 +246,16 @@ def _single_spaced(view: View, plain: bool) -> tuple[View, list[str] | None]:
     return View("words", single, EditedMap(view.offsets, edits)), words
 
 
-def _drop_fillers(view: View, words: list[str] | None = None) -> View:
+def _drop_fillers(view: View, tokens: set[str] | None = None) -> View:
     """Every filler word dropped with the space after it. The text is single-spaced words
     between spaces by now, so one split finds them (no pattern runs over the text);
-    `words`: the words of the text, when they are known."""
-    fillers = FILLER_WORDS.intersection(view.text.split(" ") if words is None else words)
+    `tokens`: the distinct words of the text, when they are known (the fillers dropped
+    are taken out of them)."""
+    fillers = FILLER_WORDS.intersection(view.text.split(" ") if tokens is None else tokens)
     if not fillers:
         return view
+    if tokens is not None:
+        tokens.difference_update(fillers)
 
     def filler_edits() -> Iterator[Edits]:
         # Each filler token with the space after it: a token of the padded text is a string
@@ -290,16 +299,32 @@ def words_view(skeleton: View) -> View:
     # `<!-**--->`) hide it until they are gone.
     view = _markup(_line_break_hyphens(view, unchanged), unchanged)
     spaced, words = _single_spaced(view, plain)
-    view = _read_leetspeak(spaced)
-    if view is not spaced:
-        words = None  # a leet word read may be a filler
+    view, read = _read_leetspeak(spaced)
+    tokens = _tokens(words, read, spaced.text)
     if not view.text:
-        return View("words", " ", ConstantMap(0, 0))
+        return View("words", " ", ConstantMap(0, 0), {""})
     lead, trail = not view.text.startswith(" "), not view.text.endswith(" ")
     if lead or trail:
         text = " " * lead + view.text + " " * trail
         view = View("words", text, PaddedMap(view.offsets, len(view.text), int(lead), trail))
-    view = _drop_fillers(view, words)
+    view = _drop_fillers(view, tokens)
     if " now " in view.text:
         view = rewrite(view, "words", _FILLER_NOW, "")
-    return view
+        if tokens is not None and " now " not in view.text:
+            tokens.discard("now")  # (a token of the padded text is a string between spaces)
+    return View("words", view.text, view.offsets, tokens)
+
+
+def _tokens(words: list[str] | None, read: dict[str, str], spaced: str) -> set[str] | None:
+    """The distinct tokens the words view will have before its fillers are dropped (`""`
+    for the spaces it starts and ends with): the `words` of a plain text, each as the leet
+    pass `read` it. A word is read alike wherever it stands only where every word is a run
+    of [a-z0-9] (no capital, which a skeleton never holds: otherwise unknown)."""
+    if words is None or (read and not spaced.islower()):
+        return None
+    tokens = set(words)
+    if read:
+        tokens.difference_update(read)
+        tokens.update(read.values())
+    tokens.add("")
+    return tokens
