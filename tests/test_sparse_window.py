@@ -69,6 +69,36 @@ def test_which_windows_are_proven_normal(window: str, normal: bool) -> None:
     assert window_facts(window, INVISIBLE).normal is normal
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WINDOWS, min_size=1, max_size=6), st.data())
+def test_the_last_window_asked_about_is_remembered_for_an_equal_text(
+        windows: list[str], data: st.DataObject) -> None:
+    """Windows asked about in turn (equal copies, texts of one length that differ, other
+    invisible sets): each gets its own facts, and ``proven_normal`` holds only for a text
+    equal to the last one asked about, when that one was proven normal."""
+    sets = (INVISIBLE, frozenset("\u200b"))
+    for window in windows:
+        if window.isascii():
+            window += "\u2019"
+        asked = data.draw(st.sampled_from([window, "".join(list(window)), window[::-1]]))
+        invisible = data.draw(st.sampled_from(sets))
+        fresh = sparse_window._facts_of(asked, invisible)
+        assert window_facts(asked, invisible) == fresh
+        other = data.draw(st.sampled_from([asked, "".join(list(asked)), asked[::-1], asked + "x"]))
+        assert sparse_window.proven_normal(other) is (fresh.normal and other == asked)
+
+
+def test_a_remembered_window_is_not_taken_for_another_of_its_length() -> None:
+    first, second = "a\u200bb", "a\u200cb"
+    assert window_facts(first, INVISIBLE).invisible == {"\u200b"}
+    assert window_facts(second, INVISIBLE).invisible == {"\u200c"}
+    assert sparse_window.proven_normal((second + "x")[:-1])  # an equal text, not the same object
+    assert not sparse_window.proven_normal(first)
+    assert window_facts(first, frozenset()).invisible == frozenset()
+    window_facts("e\u0301", INVISIBLE)
+    assert not sparse_window.proven_normal("e\u0301")
+
+
 def _compositions() -> list[tuple[str, str]]:
     """Every pair of characters that canonical composition joins into one."""
     pairs = []

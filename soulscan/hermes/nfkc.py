@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import regex
 
 from soulscan.hermes.sparse_window import distinct_characters as _distinct
+from soulscan.hermes.sparse_window import proven_normal
 
 PIECE = 2048  # aim for pieces of about this size
 LONG_MARK_RUN = 32  # from this many marks in a row, CPython's reordering gets slow
@@ -219,7 +220,8 @@ def _groups(text: str) -> list[tuple[int, int]]:
 
 
 def nfkc_mapped(text: str) -> MappedText:
-    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+    # (the runtime profile maps the window its scan has just proven normal)
+    if text.isascii() or proven_normal(text) or unicodedata.is_normalized("NFKC", text):
         return MappedText(text, len(text))  # nothing changes: nothing to map
     out: list[str] = []
     out_starts: list[int] = []

@@ -86,7 +86,31 @@ _MANY = 256
 
 
 def window_facts(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
-    """The facts of a non-ASCII ``window``."""
+    """The facts of a non-ASCII ``window``.
+
+    The facts of the last window asked about are remembered: the runtime profile asks
+    again about the window its scan has just read, to locate the verdict's spans (an equal
+    text, sliced again: one comparison, not the passes over it)."""
+    last = _last_asked[0]
+    if last is not None and last[1] is invisible_chars and (last[0] is window or last[0] == window):
+        return last[2]
+    facts = _facts_of(window, invisible_chars)
+    _last_asked[0] = (window, invisible_chars, facts)
+    return facts
+
+
+# The last window ``window_facts`` was asked about, with its invisible set and its facts.
+_last_asked: list[tuple[str, frozenset[str], WindowFacts] | None] = [None]
+
+
+def proven_normal(text: str) -> bool:
+    """Whether ``text`` is the last window ``window_facts`` was asked about and its facts
+    prove it NFKC-normal (False: not known)."""
+    last = _last_asked[0]
+    return last is not None and last[2].normal and (last[0] is text or last[0] == text)
+
+
+def _facts_of(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
     utf8 = window.encode("utf-8", "surrogatepass")
     others = _non_ascii_of(utf8)
     distinct = distinct_characters(others) if len(others) > _MANY else set(others)
