@@ -244,3 +244,20 @@ def test_distinct_characters_are_the_set_of_the_text(text: str, sample: int, pas
 def test_a_character_missing_from_the_sample_is_still_found() -> None:
     text = ("\U0001f468\u200d" * 400) + "\U0001f469"
     assert distinct_characters(text) == {"\U0001f468", "\u200d", "\U0001f469"}
+
+
+def test_a_new_file_forgets_the_last_window() -> None:
+    """A file read again has its window looked at afresh: what is remembered is for the
+    second look at the window of the file being judged, not for a repeated scan."""
+    from unittest import mock
+
+    from soulscan.hermes.documents import load_document
+
+    data = "it\u2019s fine to say so\n".encode() * 10
+    with mock.patch.object(sparse_window, "_facts_of", wraps=sparse_window._facts_of) as facts_of:
+        load_document("AGENTS.md", "agents", data=data)
+        load_document("AGENTS.md", "agents", data=data)
+    assert facts_of.call_count == 2
+    window_facts("a\u2019b", INVISIBLE)
+    sparse_window.forget_last_window()
+    assert not sparse_window.proven_normal("a\u2019b")

@@ -36,6 +36,7 @@ from soulscan.hermes.sources import (
     read_runtime_bytes,
 )
 from soulscan.hermes.spans import Region, covered_length
+from soulscan.hermes.sparse_window import forget_last_window
 from soulscan.hermes.truncation import (
     DEFAULT_MAX_CHARS,
     Cut,
@@ -247,6 +248,7 @@ def _memory_document(path: str, kind: str, text: str, *, hermes_home: HomePath) 
 
 def read_document_text(path: str, kind: str, data: bytes | None = None) -> str | RuntimeDocument:
     """The decoded text of a file, or the skip document saying why it has none."""
+    forget_last_window()  # (what is remembered of a window belongs to the file before)
     if data is None:
         try:
             data = read_runtime_bytes(Path(path))

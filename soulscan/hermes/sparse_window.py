@@ -103,6 +103,13 @@ def window_facts(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
 _last_asked: list[tuple[str, frozenset[str], WindowFacts] | None] = [None]
 
 
+def forget_last_window() -> None:
+    """Forget the last window asked about: a new file is read. Its windows are looked at
+    afresh even when an earlier file was the same (a file scanned again costs what its
+    first scan did)."""
+    _last_asked[0] = None
+
+
 def proven_normal(text: str) -> bool:
     """Whether ``text`` is the last window ``window_facts`` was asked about and its facts
     prove it NFKC-normal (False: not known)."""
