@@ -53,14 +53,14 @@ def test_places_through_distinct_lines_are_every_occurrence(
 def test_a_text_of_mostly_distinct_lines_is_searched_whole() -> None:
     assert lines_of("a\nb\nc\na", most_chars=3) is None
     assert lines_of("a\na\na\na", most_chars=3) is not None
-    assert repeated_lines.repeated_lines("a\n" * 100) is None  # too short to pay
     assert repeated_lines.repeated_lines("ab\n" * 20_000) is not None
+    assert repeated_lines.repeated_lines("".join(f"{n}\n" for n in range(20_000))) is None
+    assert branch_search._repeated_lines("a\n" * 100) is None  # too short to pay
 
 
 @pytest.fixture
 def small_texts_repeat(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Texts of any length are read through their distinct lines and their windows."""
-    monkeypatch.setattr(repeated_lines, "REPEATED_LINES_FROM", 0)
     monkeypatch.setattr(branch_search, "REPEATED_LINES_FROM", 0)
     monkeypatch.setattr(branch_search, "MEMO_FROM_PLACES", 0)
     monkeypatch.setattr(branch_search, "MEMO_FROM_REACH", 0)

@@ -25,6 +25,7 @@ import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import regex
 
@@ -32,8 +33,9 @@ from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import matches_at, most_places
 from soulscan.hardened.anchor_finder import WordsIndex
 from soulscan.hardened.pattern_reading import Ends, Starts
-from soulscan.hardened.reach import matches_at_by_window, reach
-from soulscan.hardened.repeated_lines import REPEATED_LINES_FROM, RepeatedLines, repeated_lines
+
+if TYPE_CHECKING:
+    from soulscan.hardened.repeated_lines import RepeatedLines
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,11 @@ class BranchSearch:
             narrow = self.live is not None and len(places) >= NARROWED_FROM_PLACES
             pattern = _compiled(*self.live) if narrow and self.live else self.pattern
             if len(places) >= MEMO_FROM_PLACES and _repeated_lines(text) is not None:
-                around = reach(pattern.pattern, pattern.flags)
+                from soulscan.hardened import reach  # long texts only: not at every start
+
+                around = reach.reach(pattern.pattern, pattern.flags)
                 if around is not None and around.behind + around.ahead >= MEMO_FROM_REACH:
-                    return list(matches_at_by_window(pattern, text, places, around))
+                    return list(reach.matches_at_by_window(pattern, text, places, around))
             return list(matches_at(pattern, text, places))
         pattern = self.pattern if self.live is None else _compiled(*self.live)
         return [match.span() for match in pattern.finditer(text)]
@@ -201,8 +205,18 @@ def _places_in(
     return found
 
 
+# Texts shorter than this are searched whole: splitting a text into lines costs about as
+# much as a few searches of it (``anchor_finder.DISTINCT_LINES_FROM`` too).
+REPEATED_LINES_FROM = 1 << 15
+
+
 def _repeated_lines(haystack: str) -> RepeatedLines | None:
-    return repeated_lines(haystack) if len(haystack) >= REPEATED_LINES_FROM else None
+    """The haystack read as its distinct lines, when it is long and repeats its lines."""
+    if len(haystack) < REPEATED_LINES_FROM:
+        return None
+    from soulscan.hardened import repeated_lines  # long texts only: not at every start
+
+    return repeated_lines.repeated_lines(haystack)
 
 
 # A text that repeats its lines is searched once per distinct window a pattern can read

@@ -19,10 +19,6 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-# Texts shorter than this are searched whole: splitting a text into lines costs about as
-# much as a few searches of it (``anchor_finder.DISTINCT_LINES_FROM`` too).
-REPEATED_LINES_FROM = 1 << 15
-
 
 @dataclass(frozen=True)
 class RepeatedLines:
@@ -104,10 +100,8 @@ def _found_in(text: str, string: str, begin: int, limit: int, most: int) -> list
 
 @functools.lru_cache(maxsize=8)
 def repeated_lines(text: str) -> RepeatedLines | None:
-    """The text read as its distinct lines, when they make up at most half of it (and the
-    text is long enough to pay the split); None otherwise."""
-    if len(text) < REPEATED_LINES_FROM:
-        return None
+    """The text read as its distinct lines, when they make up at most half of it; None
+    otherwise. (``branch_search`` asks only for long texts, which pay the split.)"""
     return lines_of(text, most_chars=len(text) // 2)
 
 
