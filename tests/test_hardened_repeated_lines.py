@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import matches_at
-from soulscan.hardened import branch_search, pattern_reading, reach, repeated_lines
+from soulscan.hardened import branch_search, pattern_reading, reach, repeated_lines, token_places
 from soulscan.hardened.reach import Reach, matches_at_by_window
 from soulscan.hardened.repeated_lines import lines_of
 from soulscan.hardened.view_rules import hardened_rules
@@ -60,14 +60,18 @@ def test_a_text_of_mostly_distinct_lines_is_searched_whole() -> None:
 
 @pytest.fixture
 def small_texts_repeat(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Texts of any length are read through their distinct lines and their windows."""
+    """Texts of any length are read through their distinct lines and their windows, or
+    their tokens."""
     monkeypatch.setattr(branch_search, "REPEATED_LINES_FROM", 0)
     monkeypatch.setattr(branch_search, "MEMO_FROM_PLACES", 0)
     monkeypatch.setattr(branch_search, "MEMO_FROM_REACH", 0)
     monkeypatch.setattr(reach, "MEMO_PROBE", 4)
+    monkeypatch.setattr(token_places, "BUILD_AFTER", 0)
     repeated_lines.repeated_lines.cache_clear()
+    token_places.token_places.cache_clear()
     yield
     repeated_lines.repeated_lines.cache_clear()
+    token_places.token_places.cache_clear()
 
 
 @pytest.mark.parametrize(
@@ -193,10 +197,12 @@ SEARCHES = _searches()
     st.lists(st.sampled_from(EXAMPLES), min_size=1, max_size=4),
     st.integers(2, 5),
     st.sampled_from([str, str.lower]),
+    st.sampled_from(["\n", " "]),
 )
-def test_branch_search_of_repeated_lines_equals_finditer(
-    rule: tuple[str, int], pieces: list[str], repeat: int, case: object
+def test_branch_search_of_repeated_lines_or_tokens_equals_finditer(
+    rule: tuple[str, int], pieces: list[str], repeat: int, case: object, glue: str
 ) -> None:
+    # lines repeated (read through the distinct lines), or one line (through its tokens)
     source, flags = rule
     search = branch_search.BranchSearch(
         regex.compile(source, flags),
@@ -204,7 +210,9 @@ def test_branch_search_of_repeated_lines_equals_finditer(
         ends=pattern_reading.trailing_strings(source, flags),
         after=pattern_reading.leading_lookbehind(source, flags),
     )
-    text = case(("\n".join(pieces) + "\n") * repeat + pieces[0])  # type: ignore[operator]
+    text = case((glue.join(pieces) + glue) * repeat + pieces[0])  # type: ignore[operator]
+    if glue == " ":
+        text = " " + " ".join(text.split())  # words only, as in the words view
     expected = [match.span() for match in search.pattern.finditer(text)]
     assert search.spans(PreparedText(text)) == expected
 

@@ -236,28 +236,41 @@ FINDS_BEFORE_COUNT = 8
 def start_places(
     haystack: str, strings: Iterable[str], limit: int, most: int, begin: int = 0
 ) -> list[int] | None:
-    """Every offset from `begin` where one of `strings` occurs whole below `limit`; None
-    past `most`."""
-    lines = _repeated_lines(haystack)
-    if lines is not None:
-        return lines.places(strings, limit, most, begin)
+    """Every offset from `begin` where one of `strings` occurs whole below `limit` (string
+    by string, each in increasing order); None past `most`."""
+    if len(haystack) >= REPEATED_LINES_FROM:
+        lines = _repeated_lines(haystack)
+        if lines is not None:
+            return lines.places(strings, limit, most, begin)
+        from soulscan.hardened.token_places import token_places  # long texts only
+
+        return token_places(haystack).places(strings, limit, most, begin)
+    places: list[int] = []
+    for string in strings:
+        found = every_place(haystack, string, begin, limit, most - len(places))
+        if found is None:
+            return None
+        places += found
+    return places
+
+
+def every_place(haystack: str, string: str, begin: int, limit: int, most: int) -> list[int] | None:
+    """Every offset from `begin` where `string` occurs whole below `limit`, a ``find``
+    each; None past `most`."""
     places: list[int] = []
     find = haystack.find
-    for string in strings:
-        index = find(string, begin, limit)
-        found = 0
-        while index >= 0:
-            places.append(index)
-            found += 1
-            if len(places) > most:
-                return None
-            if (found == FINDS_BEFORE_COUNT
-                    and (limit - index) * found > (most - len(places)) * (index - begin + 1)
-                    and len(places) + haystack.count(string, index + 1, limit) > most):
-                # at the rate found so far the string would pass `most`, and ``count`` (of
-                # occurrences that do not overlap: never more than there are) says it does
-                return None
-            index = find(string, index + 1, limit)
+    index = find(string, begin, limit)
+    while index >= 0:
+        places.append(index)
+        if len(places) > most:
+            return None
+        if (len(places) == FINDS_BEFORE_COUNT
+                and (limit - index) * len(places) > (most - len(places)) * (index - begin + 1)
+                and len(places) + haystack.count(string, index + 1, limit) > most):
+            # at the rate found so far the string would pass `most`, and ``count`` (of
+            # occurrences that do not overlap: never more than there are) says it does
+            return None
+        index = find(string, index + 1, limit)
     return places
 
 

@@ -19,6 +19,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from soulscan.hardened.branch_search import every_place
+
 
 @dataclass(frozen=True)
 class RepeatedLines:
@@ -49,7 +51,7 @@ class RepeatedLines:
         places: list[int] = []
         for string in strings:
             if not string or "\n" in string:
-                found = _found_in(self.text, string, begin, limit, most - len(places))
+                found = every_place(self.text, string, begin, limit, most - len(places))
             else:
                 found = self._found(string, begin, limit, most - len(places))
             if found is None:
@@ -83,19 +85,6 @@ class RepeatedLines:
         if len(hits) > 1:
             found.sort()
         return found
-
-
-def _found_in(text: str, string: str, begin: int, limit: int, most: int) -> list[int] | None:
-    """Every place of `string` in the text itself, from `begin`, whole below `limit`."""
-    found: list[int] = []
-    find = text.find
-    index = find(string, begin, limit)
-    while index >= 0:
-        found.append(index)
-        if len(found) > most:
-            return None
-        index = find(string, index + 1, limit)
-    return found
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,0 +1,149 @@
+"""Where strings of words occur in a long text, found through its tokens.
+
+A text split on spaces is a list of tokens; a string that begins with a space is a space
+followed by pieces between spaces (``' do not follow '``: ``do``, ``not``, ``follow``, and
+an empty last piece). It occurs right before the token numbered j exactly when the tokens
+from j on are its pieces, the last one only beginning with its last piece (and existing:
+the space before it is in the text). Each distinct token is written as one character of a
+code text, a character a token: the tokens of a string are then one search of that text,
+a fraction of the words view's length, instead of a search of the view itself.
+
+The code text is built once a text has been asked for this many strings: a few strings
+cost less to search for directly. ``tests/test_hardened_token_places.py`` compares this
+with a search of the whole text.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+from bisect import bisect_left
+from collections.abc import Iterable
+
+from soulscan.hardened.branch_search import every_place
+
+# Strings of words asked for before the code text is built: building it costs about as
+# much as this many searches of the text.
+BUILD_AFTER = 24
+# The code text writes a token as one character: past this many distinct tokens, none.
+MOST_TOKENS = 0xD800
+
+
+class TokenPlaces:
+    """A long text, searched for strings through its tokens once asked for enough."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._asked = 0
+        self._built = False
+        self._tokens: dict[str, str] = {}  # token -> its code
+        self._codes = ""  # the code of each token of the text, in order
+        self._starts: list[int] = []  # where each token starts
+        self._ordered: list[str] | None = None  # the distinct tokens, sorted (at first need)
+
+    def places(
+        self, strings: Iterable[str], limit: int, most: int, begin: int = 0
+    ) -> list[int] | None:
+        """``branch_search.start_places``: every offset from `begin` where one of `strings`
+        occurs whole below `limit` (string by string, each in increasing order); None past
+        `most`."""
+        places: list[int] = []
+        for string in strings:
+            if string.startswith(" ") and self._indexed():
+                found = self._found(string, begin, limit, most - len(places))
+            else:
+                found = every_place(self.text, string, begin, limit, most - len(places))
+            if found is None:
+                return None
+            places += found
+        return places
+
+    def _indexed(self) -> bool:
+        """Is the code text built (now, if this string makes enough)?"""
+        if not self._built:
+            self._asked += 1
+            if self._asked < BUILD_AFTER:
+                return False
+            self._build()
+        return bool(self._codes)
+
+    def _build(self) -> None:
+        self._built = True
+        tokens = self.text.split(" ")
+        distinct = dict.fromkeys(tokens)
+        if len(distinct) > MOST_TOKENS:
+            return
+        self._tokens = dict(zip(distinct, map(chr, range(len(distinct))), strict=True))
+        self._codes = "".join(map(self._tokens.__getitem__, tokens))
+        self._starts = list(
+            itertools.accumulate(map(operator.add, map(len, tokens), itertools.repeat(1)), initial=0)
+        )
+
+    def _beginning_with(self, piece: str) -> set[str]:
+        if self._ordered is None:
+            self._ordered = sorted(self._tokens)
+        return _codes_beginning_with(self._tokens, self._ordered, piece)
+
+    def _found(self, string: str, begin: int, limit: int, most: int) -> list[int] | None:
+        """The places of a string that begins with a space; None past `most`."""
+        *whole, last = string[1:].split(" ")
+        codes = self._codes
+        needle = ""
+        for piece in whole:
+            code = self._tokens.get(piece)
+            if code is None:
+                return []
+            needle += code
+        # the token after the whole ones: any (the string ends with a space) or those
+        # beginning with the last piece
+        lasts = None if not last else self._beginning_with(last)
+        if lasts is not None and not lasts:
+            return []
+        tokens: list[int] = []  # the number of each token a place precedes
+        if needle:
+            find = codes.find
+            after = len(needle)
+            at = find(needle, 1)
+            while at >= 0:
+                if at + after < len(codes) and (lasts is None or codes[at + after] in lasts):
+                    tokens.append(at)
+                at = find(needle, at + 1)
+        elif lasts is not None:
+            for code in lasts:
+                tokens += _every_code(codes, code)
+            tokens.sort()
+        else:
+            return every_place(self.text, string, begin, limit, most)  # a lone space
+        starts = self._starts
+        width = len(string)
+        found = [start - 1 for start in map(starts.__getitem__, tokens)
+                 if start - 1 >= begin and start - 1 + width <= limit]
+        return None if len(found) > most else found
+
+
+def _codes_beginning_with(tokens: dict[str, str], ordered: list[str], piece: str) -> set[str]:
+    """The codes of the tokens that begin with `piece` (`ordered`: the tokens, sorted)."""
+    found = set()
+    for index in range(bisect_left(ordered, piece), len(ordered)):
+        if not ordered[index].startswith(piece):
+            break
+        found.add(tokens[ordered[index]])
+    return found
+
+
+def _every_code(codes: str, code: str) -> list[int]:
+    """The tokens (past the first) written as `code`."""
+    found: list[int] = []
+    find = codes.find
+    at = find(code, 1)
+    while at >= 0:
+        found.append(at)
+        at = find(code, at + 1)
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def token_places(text: str) -> TokenPlaces:
+    """The one ``TokenPlaces`` of a text (the strings it has been asked for counted)."""
+    return TokenPlaces(text)
