@@ -50,6 +50,7 @@ from soulscan.verdict_occurrences import verdict_occurrences
 
 _RULE_ID = operator.attrgetter("rule_id")
 _new = tuple.__new__  # a named tuple built without its Python-level ``__new__``
+_object_new = object.__new__
 PROFILES = ("runtime", "hardened", "all")
 SNIPPET_LIMIT = 160
 MAX_OCCURRENCES = 1000
@@ -206,13 +207,14 @@ class _FileContext:
         ``counts``: how many occurrences of each rule there are when ``matches`` lists only
         the first ``MAX_OCCURRENCES`` of each (``verdict_occurrences``).
         """
+        listed = Counter(map(_RULE_ID, matches))
         if counts is None:
-            counts = Counter(map(_RULE_ID, matches))
+            counts = listed
         occurrences = self.occurrences
         left = {rule_id: MAX_OCCURRENCES - occurrences[rule_id] for rule_id in counts}
         occurrences.update(counts)
-        if all(left[rule_id] >= count for rule_id, count in counts.items()):
-            return matches  # the common case: room for every one
+        if all(left[rule_id] >= count for rule_id, count in listed.items()):
+            return matches  # the common case: room for every one listed
         return list(self._still_listed(matches, left))
 
     @staticmethod
@@ -235,16 +237,23 @@ class _FileContext:
         locations = index.locations([draft.span for draft in drafts])
         shown = FileExcerpts(text, index).excerpts(locations)
         # (one turn a listed occurrence, thousands in a file of hidden characters: the
-        # helpers are inlined, and a short matched text's digest and snippet are worked
-        # out once a text)
+        # helpers are inlined, a short matched text's digest and snippet are worked out once
+        # a text, and a finding like one built before takes that one's fields and sets its
+        # own span, location, snippet and extra: a dict update, not 14 named arguments)
         identities: dict[str, tuple[str, str]] = {}
+        like: dict[tuple[int, str, str, str | None, bool], dict[str, Any]] = {}
         findings: list[Finding] = []
         append = findings.append
+        last_region: Region | None = None
+        low, high = 1, 0  # the last region's scanned span
+        visible_spans: tuple[Span, ...] = ()  # and the spans of it that reach the model
         for draft, location, excerpt in zip(drafts, locations, shown, strict=True):
             region, facts, origin, span, effect, decoded, detail = draft
             start, end = span
-            window, visible_spans = region.scanned, region.visible
-            scanned = window is not None and window.start <= start and end <= window.end
+            if region is not last_region:
+                last_region, window, visible_spans = region, region.scanned, region.visible
+                low, high = (window.start, window.end) if window is not None else (1, 0)
+            scanned = low <= start and end <= high  # (never with no window: 1 > 0)
             # (none of a blocked unit reaches the model: every runtime-profile finding)
             reaches_model = bool(visible_spans) and any(
                 _overlaps(span, visible) for visible in visible_spans)
@@ -262,17 +271,28 @@ class _FileContext:
                 "sha256": identity[0],
                 "runtime_scanned": "true" if scanned else "false",
                 "reaches_model": "true" if reaches_model else "false",
-                "excerpt_before": excerpt.before,
-                "excerpt_match": excerpt.match,
-                "excerpt_after": excerpt.after,
+                "excerpt_before": excerpt[0],
+                "excerpt_match": excerpt[1],
+                "excerpt_after": excerpt[2],
             }
             if detail:
                 extra["detail"] = _safe(str(detail))
-            append(new_finding(
-                facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
-                display, span, location, identity[1], origin, scanned and reaches_model,
-                effect, None if decoded is None else _safe(decoded), extra,
-            ))
+            kind = (id(facts), origin, effect, decoded, scanned and reaches_model)
+            fields = like.get(kind)
+            if fields is None:
+                finding = new_finding(
+                    facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
+                    display, span, location, identity[1], origin, scanned and reaches_model,
+                    effect, None if decoded is None else _safe(decoded), extra,
+                )
+                like[kind] = vars(finding)
+            else:
+                finding = _object_new(Finding)
+                own = vars(finding)
+                own.update(fields)
+                own["span"], own["location"], own["snippet"], own["extra"] = (
+                    span, location, identity[1], extra)
+            append(finding)
         return findings
 
 

@@ -55,7 +55,7 @@ def verdict_occurrences(window: str, scope: str, verdict: Sequence[str], limit: 
         ends = map(operator.add, places, itertools.repeat(1))
         rows = zip(itertools.repeat(rule_id), itertools.repeat(None), places, ends)
         listed.extend(map(tuple.__new__, itertools.repeat(RuntimeMatch), rows))
-    if chars:
+    if len(chars) + bool(rules) > 1:  # (one rule's places are listed in order)
         listed.sort(key=_MATCH_ORDER)
     return Occurrences(listed, counts)
 
