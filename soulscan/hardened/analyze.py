@@ -254,7 +254,7 @@ class _Analysis:
         matches = self.own_matches()
         if self.depth < MAX_DECODE_DEPTH:
             for payload in self.payloads():
-                inner = type(self)(payload.text, "payload", self.depth + 1).run()
+                inner = _payload_matches(type(self), payload.text, self.depth + 1)
                 for match in inner:
                     if match.rule.view in ("encoded", "unicode"):
                         continue
@@ -268,6 +268,28 @@ class _Analysis:
                         )
                     )
         return matches
+
+
+# A decoded payload's own matches depend on its text and depth alone, and the same payload
+# recurs (one hidden sentence in many files, a probe's encoded string in many items): those of
+# a short payload are kept.
+PAYLOAD_MEMO_CHARS = 4096
+PAYLOAD_MEMO_SIZE = 512
+
+
+def _payload_matches(
+    analysis: type[_Analysis], text: str, depth: int
+) -> tuple[HardenedMatch, ...]:
+    """The matches of `analysis` of a payload (a variant of it, as the tests' ungated one,
+    is never remembered)."""
+    if analysis is not _Analysis or len(text) > PAYLOAD_MEMO_CHARS:
+        return tuple(analysis(text, "payload", depth).run())
+    return _remembered_payload_matches(text, depth)
+
+
+@functools.lru_cache(maxsize=PAYLOAD_MEMO_SIZE)
+def _remembered_payload_matches(text: str, depth: int) -> tuple[HardenedMatch, ...]:
+    return tuple(_Analysis(text, "payload", depth).run())
 
 
 QUOTED_RULE_ID = "SS100"
