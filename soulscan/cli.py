@@ -81,8 +81,9 @@ def _collect_cycles_less_often() -> None:
 
 
 def _defer_seldom_used_modules() -> None:
-    """``hashlib`` and ``ipaddress``, imported when first used (``deferred_modules``): a
-    clean file's scan uses neither. Only for the program."""
+    """``hashlib``, ``ipaddress`` and ``inspect``, imported when first used
+    (``deferred_modules``): a clean file's scan uses none of them but ``inspect.cleandoc``,
+    served from stored code. Only for the program."""
     from soulscan import deferred_modules
 
     deferred_modules.install()

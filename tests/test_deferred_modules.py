@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from soulscan.engine import cache
 
@@ -62,6 +64,8 @@ _CLI_PROBE = """
     finish = os._exit
     def report(code):
         print("openssl:", "_hashlib" in sys.modules, file=sys.stderr)
+        print("inspect:", type(sys.modules["inspect"]).__name__, "ast" in sys.modules,
+              file=sys.stderr)
         finish(code)
     os._exit = report
     from soulscan.cli import main
@@ -81,3 +85,21 @@ def test_a_clean_files_scan_runs_without_hashlib(tmp_path: object) -> None:
     assert "openssl: False" in completed.stderr, (
         "a clean file's scan loaded OpenSSL: a module imported at start-up reads hashlib "
         "(soulscan.deferred_modules)")
+
+
+def test_a_warm_clean_files_scan_runs_without_inspect(tmp_path: Path) -> None:
+    """From the second run on, ``inspect.cleandoc`` (all a scan reads of ``inspect``) is
+    served from stored code: neither ``inspect`` nor ``ast`` is imported."""
+    target = tmp_path / "AGENTS.md"
+    target.write_text("# Notes\n\nRun the tests before committing.\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOULSCAN_")}
+    env["SOULSCAN_CACHE_DIR"] = str(tmp_path / "cache")
+    seen = []
+    for _ in range(2):
+        completed = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(_CLI_PROBE), str(target)],
+            capture_output=True, text=True, timeout=120, check=False, env=env)
+        assert completed.returncode == 0, completed.stderr
+        assert json.loads(completed.stdout)["files"][0]["findings"] == []
+        seen.append([line for line in completed.stderr.splitlines() if "inspect:" in line])
+    assert seen == [["inspect: module True"], ["inspect: DeferredModule False"]]
