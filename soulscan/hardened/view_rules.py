@@ -70,9 +70,17 @@ class ViewRules:
         self._words: WordsIndex | None = None
 
     def prepared(self, view: str) -> PreparedText:
-        """One PreparedText a view, so anchor folding is done once, not once a rule."""
+        """One PreparedText a view, so anchor folding is done once, not once a rule; views
+        with the same text (most texts read the same raw and NFKC) share theirs: one fold,
+        and one object for what is worked out from it."""
         if view not in self._prepared:
-            self._prepared[view] = PreparedText(self.views.get(view).text)
+            text = self.views.get(view).text
+            for other in self._prepared.values():
+                if len(other.text) == len(text) and other.text == text:
+                    self._prepared[view] = other
+                    break
+            else:
+                self._prepared[view] = PreparedText(text)
         return self._prepared[view]
 
     def live(self, view: str) -> dict[str, BranchSearch]:
