@@ -8,7 +8,10 @@ baselines and SOUL.md need (the start-up caches use the interpreter's own SHA-25
 ``ipaddress`` for one check of bracketed hosts. ``inspect`` (with ``ast``, ``dis`` and
 ``opcode``, ~2.5 ms) is imported by ``dataclasses`` and click, and a scan calls only its
 ``cleandoc`` (click, on each option's help): the stand-in serves that function itself from
-stored code (``soulscan.engine.function_cache``).
+stored code (``soulscan.engine.function_cache``). ``base64`` (with ``struct``), ``copy``,
+``fnmatch`` and ``ntpath`` come with the hardened decoders, ``dataclasses`` and ``pathlib``
+for what a clean file's scan never does (decoding a blob, ``asdict``, globbing, Windows
+paths).
 
 The CLI puts a stand-in for each in ``sys.modules`` before anything imports it. Reading
 any attribute of a stand-in imports the real module, which takes its place in
@@ -23,7 +26,7 @@ import sys
 import types
 from typing import Any
 
-SELDOM_USED = ("hashlib", "ipaddress", "inspect")
+SELDOM_USED = ("hashlib", "ipaddress", "inspect", "base64", "struct", "copy", "fnmatch", "ntpath")
 
 
 class DeferredModule(types.ModuleType):

@@ -11,6 +11,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from soulscan import deferred_modules
 from soulscan.engine import cache
 
 _PROBE = """
@@ -66,6 +69,9 @@ _CLI_PROBE = """
         print("openssl:", "_hashlib" in sys.modules, file=sys.stderr)
         print("inspect:", type(sys.modules["inspect"]).__name__, "ast" in sys.modules,
               file=sys.stderr)
+        print("unused:", sorted(name for name in ("base64", "struct", "copy", "fnmatch", "ntpath")
+                                if type(sys.modules[name]).__name__ != "DeferredModule"),
+              file=sys.stderr)
         finish(code)
     os._exit = report
     from soulscan.cli import main
@@ -101,5 +107,40 @@ def test_a_warm_clean_files_scan_runs_without_inspect(tmp_path: Path) -> None:
             capture_output=True, text=True, timeout=120, check=False, env=env)
         assert completed.returncode == 0, completed.stderr
         assert json.loads(completed.stdout)["files"][0]["findings"] == []
-        seen.append([line for line in completed.stderr.splitlines() if "inspect:" in line])
-    assert seen == [["inspect: module True"], ["inspect: DeferredModule False"]]
+        seen.append([line for line in completed.stderr.splitlines()
+                     if line.startswith(("inspect:", "unused:"))])
+    assert seen == [["inspect: module True", "unused: []"],
+                    ["inspect: DeferredModule False", "unused: []"]]
+
+
+_EACH_PROBE = """
+    import importlib, json, sys
+    from soulscan import deferred_modules
+    deferred_modules.install()
+    name, attribute = sys.argv[1], sys.argv[2]
+    early = importlib.import_module(name)  # the stand-in, as a module importing it gets it
+    before = type(sys.modules[name]).__name__
+    value = getattr(early, attribute)
+    real = sys.modules[name]
+    print(json.dumps([before, type(real).__name__, value is getattr(real, attribute),
+                      early.__file__ == real.__file__, real.__name__]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "attribute"),
+    [("hashlib", "sha256"), ("ipaddress", "ip_address"), ("inspect", "signature"),
+     ("base64", "b64decode"), ("struct", "unpack"), ("copy", "deepcopy"),
+     ("fnmatch", "fnmatchcase"), ("ntpath", "join")],
+)
+def test_each_deferred_module_is_the_real_one_at_first_use(name: str, attribute: str) -> None:
+    assert name in deferred_modules.SELDOM_USED
+    completed = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_EACH_PROBE), name, attribute],
+        check=True, capture_output=True, text=True, timeout=60)
+    assert json.loads(completed.stdout) == ["DeferredModule", "module", True, True, name]
+
+
+def test_every_deferred_module_is_probed() -> None:
+    probed = {"hashlib", "ipaddress", "inspect", "base64", "struct", "copy", "fnmatch", "ntpath"}
+    assert set(deferred_modules.SELDOM_USED) == probed
