@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -214,3 +216,32 @@ def test_invisible_ranges_hold_exactly_the_invisible_characters() -> None:
         if bool(_INVISIBLE_RUN.match(chr(code))) != bool(invisible.match(chr(code)))
     ]
     assert differ == []
+
+
+@dataclasses.dataclass(frozen=True)
+class _DataclassView:
+    """View as the frozen dataclass's own __init__ would build it."""
+    name: str
+    text: str
+    offsets: object
+    tokens: set[str] | None = dataclasses.field(default=None, compare=False)
+
+
+@pytest.mark.parametrize("tokens", [None, {"", "a"}], ids=["no-tokens", "tokens"])
+def test_a_view_is_built_as_the_frozen_dataclass_would_build_it(tokens: set[str] | None) -> None:
+    from soulscan.hardened.view_offsets import IdentityMap
+    from soulscan.hardened.view_rewrite import View
+
+    offsets = IdentityMap()
+    view = View("words", " a ", offsets) if tokens is None else View("words", " a ", offsets, tokens)
+    reference = _DataclassView("words", " a ", offsets, tokens)
+    assert vars(view) == vars(reference) and list(vars(view)) == list(vars(reference))
+    assert [f.name for f in dataclasses.fields(View)] == list(vars(view))
+    assert repr(view) == repr(reference).replace("_DataclassView", "View")
+    assert view == View("words", " a ", offsets, {"other"})  # tokens take no part in equality
+    assert view != View("skeleton", " a ", offsets)
+    assert dataclasses.replace(view, text=" b ").text == " b "
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.text = "changed"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        View("words", " a ")  # type: ignore[call-arg]

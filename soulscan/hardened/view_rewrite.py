@@ -14,7 +14,7 @@ import regex
 from soulscan.hardened.view_offsets import EditedMap, Edits, IdentityMap, OffsetMap
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class View:
     """A rewritten text the hardened rules read, mapped back to the original."""
     name: str
@@ -23,6 +23,17 @@ class View:
     # The distinct strings of `text.split(" ")`, when the view worked them out on the way (the
     # words view of a plain text): its anchor lookup needs them. Read them, do not change them.
     tokens: set[str] | None = field(default=None, compare=False)
+
+    def __init__(
+        self, name: str, text: str, offsets: OffsetMap, tokens: set[str] | None = None
+    ) -> None:
+        # The fields written into the instance's dict: the frozen dataclass's own __init__
+        # sets each by object.__setattr__ (twice as long; a text makes about eight views).
+        fields = self.__dict__
+        fields["name"] = name
+        fields["text"] = text
+        fields["offsets"] = offsets
+        fields["tokens"] = tokens
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Map a [start, end) span of this view to original code-point offsets."""
