@@ -165,17 +165,37 @@ def test_tries_once_a_window_find_what_each_try_finds(
     assert around is not None
     text = ("\n".join(pieces) + "\n") * repeat
     places = sorted({*range(0, len(text), 7), *(e % len(text) for e in extra)})
-    assert list(matches_at_by_window(pattern, text, places, around)) == list(matches_at(pattern, text, places))
+    lines = lines_of(text)
+    assert lines is not None
+    assert list(matches_at_by_window(pattern, lines, places, around)) == list(matches_at(pattern, text, places))
 
 
 def test_a_window_one_character_short_is_caught() -> None:
-    # `(?<=xy)a`: a memo keyed one character short behind would answer "xya" as "zya"
-    pattern = regex.compile("(?<=xy)a")
-    text = "  xya zya xya zya  "
+    # `(?<=x\ny)a`: a memo keyed one character short behind would answer "z\nya" as "x\nya"
+    pattern = regex.compile("(?<=x\ny)a")
+    text = "\n\nx\nya\nz\nya\nx\nya\n\n"
+    lines = lines_of(text)
+    assert lines is not None
     places = [index for index, char in enumerate(text) if char == "a"]
-    short = Reach(1, 1)
-    assert list(matches_at_by_window(pattern, text, places, Reach(2, 1))) == list(matches_at(pattern, text, places))
-    assert list(matches_at_by_window(pattern, text, places, short)) != list(matches_at(pattern, text, places))
+    expected = list(matches_at(pattern, text, places))
+    assert list(matches_at_by_window(pattern, lines, places, Reach(3, 1))) == expected
+    assert list(matches_at_by_window(pattern, lines, places, Reach(1, 1))) != expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, st.lists(st.integers(0, 3), min_size=1, max_size=30), st.data())
+def test_windows_with_the_same_key_read_the_same(pool: list[str], picks: list[int], data: st.DataObject) -> None:
+    text = "\n".join(pool[pick % len(pool)] for pick in picks)
+    lines = lines_of(text)
+    assert lines is not None
+    if not text:
+        return
+    width = data.draw(st.integers(1, len(text)))
+    firsts = range(len(text) - width + 1)
+    by_key: dict[tuple[int, tuple[int, ...]], str] = {}
+    for first in firsts:
+        read = text[first : first + width]
+        assert by_key.setdefault(lines.window(first, first + width - 1), read) == read
 
 
 def _searches() -> list[tuple[str, int]]:

@@ -84,12 +84,13 @@ class BranchSearch:
         if places is not None:
             narrow = self.live is not None and len(places) >= NARROWED_FROM_PLACES
             pattern = _compiled(*self.live) if narrow and self.live else self.pattern
-            if len(places) >= MEMO_FROM_PLACES and _repeated_lines(text) is not None:
+            lines = _repeated_lines(text) if len(places) >= MEMO_FROM_PLACES else None
+            if lines is not None:
                 from soulscan.hardened import reach  # long texts only: not at every start
 
                 around = reach.reach(pattern.pattern, pattern.flags)
                 if around is not None and around.behind + around.ahead >= MEMO_FROM_REACH:
-                    return list(reach.matches_at_by_window(pattern, text, places, around))
+                    return list(reach.matches_at_by_window(pattern, lines, places, around))
             return list(matches_at(pattern, text, places))
         pattern = self.pattern if self.live is None else _compiled(*self.live)
         return [match.span() for match in pattern.finditer(text)]
@@ -221,8 +222,8 @@ def _repeated_lines(haystack: str) -> RepeatedLines | None:
 
 # A text that repeats its lines is searched once per distinct window a pattern can read
 # (``reach.matches_at_by_window``) when there are this many places to try, and the pattern
-# reads this far around each: a try that may read that far costs more than the window's
-# slice and hash.
+# reads this far around each: a try that may read that far costs more than the key of its
+# window (narrower reaches gain nothing measurable on the 1 MB near-misses).
 MEMO_FROM_PLACES = 64
 MEMO_FROM_REACH = 1024
 
@@ -245,32 +246,30 @@ def start_places(
         from soulscan.hardened.token_places import token_places  # long texts only
 
         return token_places(haystack).places(strings, limit, most, begin)
-    places: list[int] = []
-    for string in strings:
-        found = every_place(haystack, string, begin, limit, most - len(places))
-        if found is None:
-            return None
-        places += found
-    return places
+    return found_each(haystack, strings, limit, most, begin)
 
 
-def every_place(haystack: str, string: str, begin: int, limit: int, most: int) -> list[int] | None:
-    """Every offset from `begin` where `string` occurs whole below `limit`, a ``find``
-    each; None past `most`."""
+def found_each(
+    haystack: str, strings: Iterable[str], limit: int, most: int, begin: int = 0
+) -> list[int] | None:
+    """``start_places`` by a ``find`` a place."""
     places: list[int] = []
     find = haystack.find
-    index = find(string, begin, limit)
-    while index >= 0:
-        places.append(index)
-        if len(places) > most:
-            return None
-        if (len(places) == FINDS_BEFORE_COUNT
-                and (limit - index) * len(places) > (most - len(places)) * (index - begin + 1)
-                and len(places) + haystack.count(string, index + 1, limit) > most):
-            # at the rate found so far the string would pass `most`, and ``count`` (of
-            # occurrences that do not overlap: never more than there are) says it does
-            return None
-        index = find(string, index + 1, limit)
+    for string in strings:
+        index = find(string, begin, limit)
+        found = 0
+        while index >= 0:
+            places.append(index)
+            found += 1
+            if len(places) > most:
+                return None
+            if (found == FINDS_BEFORE_COUNT
+                    and (limit - index) * found > (most - len(places)) * (index - begin + 1)
+                    and len(places) + haystack.count(string, index + 1, limit) > most):
+                # at the rate found so far the string would pass `most`, and ``count`` (of
+                # occurrences that do not overlap: never more than there are) says it does
+                return None
+            index = find(string, index + 1, limit)
     return places
 
 

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 import regex
 
 from soulscan.hardened.pattern_reading import parsed_pattern
+from soulscan.hardened.repeated_lines import RepeatedLines
 
 # A single character each (the case flags never make one match two: FULLCASE is refused).
 _ONE_CHARACTER = (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN, C.RANGE, C.CATEGORY)
@@ -117,23 +118,24 @@ def _node_extent(op: Any, av: Any) -> _Extent | None:
 
 # A memo that has answered fewer than one try in two after this many is given up on.
 MEMO_PROBE = 64
-# The most characters of windows a memo keeps.
-MEMO_CHARS = 1 << 23
 
 
 def matches_at_by_window(
-    pattern: regex.Pattern[str], text: str, places: Iterable[int], around: Reach
+    pattern: regex.Pattern[str], lines: RepeatedLines, places: Iterable[int], around: Reach
 ) -> Iterator[tuple[int, int]]:
-    """``prefilter.matches_at``, with the pattern tried once per distinct window of the text
-    it can read (`around`) at places far enough from the text's ends: each other place with
-    that window gets the answer of the first (the end of its match, relative to the place).
-    A memo that is seldom asked again (the windows do not repeat) is given up on."""
+    """``prefilter.matches_at`` in the text `lines` reads, with the pattern tried once per
+    distinct window of the text it can read (`around`) at places far enough from the
+    text's ends: each other place with that window gets the answer of the first (the end of
+    its match, relative to the place). A window is told by the lines it lies in
+    (``RepeatedLines.window``), not by its characters. A memo that is seldom asked again
+    (the windows do not repeat) is given up on."""
+    text = lines.text
     end = 0
-    first = around.behind + _END_MARGIN
-    last = len(text) - around.ahead - _END_MARGIN
-    memo: dict[str, int] = {}
-    kept_chars = 0
-    width = around.behind + around.ahead
+    behind, ahead = around
+    first = behind + _END_MARGIN
+    last = len(text) - ahead - _END_MARGIN
+    memo: dict[tuple[int, tuple[int, ...]], int] = {}
+    window = lines.window
     tries = hits = 0
     remembering = True
     match = pattern.match
@@ -141,15 +143,13 @@ def matches_at_by_window(
         if place < end:
             continue
         if remembering and first <= place <= last:
-            window = text[place - around.behind : place + around.ahead]
-            length = memo.get(window, _UNKNOWN)
+            key = window(place - behind, place + ahead - 1)
+            length = memo.get(key, _UNKNOWN)
             tries += 1
             if length == _UNKNOWN:
                 found = match(text, place)
                 length = _NO_MATCH if found is None else found.end() - place
-                if kept_chars + width <= MEMO_CHARS:
-                    memo[window] = length
-                    kept_chars += width
+                memo[key] = length
             else:
                 hits += 1
             if tries == MEMO_PROBE and hits * 2 < tries:

@@ -19,18 +19,21 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from soulscan.hardened.branch_search import every_place
+from soulscan.hardened.branch_search import found_each
 
 
 @dataclass(frozen=True)
 class RepeatedLines:
     """A text read as its distinct lines: `distinct` joins them with line breaks, the line
-    numbered i starts at ``firsts[i]`` there and at each of ``copies[i]`` in the text."""
+    numbered i starts at ``firsts[i]`` there and at each of ``copies[i]`` in the text, and
+    the text's own lines are ``numbered``, starting at ``starts``."""
 
     text: str
     distinct: str
     firsts: list[int]
     copies: list[list[int]]
+    numbered: list[int]  # the number of each line of the text
+    starts: list[int]  # where each line of the text starts
     # string -> every place of it (``every``): rules share their start strings
     _every: dict[str, list[int]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -42,6 +45,15 @@ class RepeatedLines:
             self._every[string] = found
         return found
 
+    def window(self, first: int, last: int) -> tuple[int, tuple[int, ...]]:
+        """A key of the text from `first` to `last` (both in it): where `first` lies in its
+        line, and the numbers of the lines from its line to `last`'s. Two stretches of the
+        same length with the same key read the same (their lines are the same lines)."""
+        starts = self.starts
+        top = bisect_right(starts, first) - 1
+        bottom = bisect_right(starts, last, top)
+        return first - starts[top], tuple(self.numbered[top:bottom])
+
     def places(
         self, strings: Iterable[str], limit: int, most: int, begin: int = 0
     ) -> list[int] | None:
@@ -51,7 +63,7 @@ class RepeatedLines:
         places: list[int] = []
         for string in strings:
             if not string or "\n" in string:
-                found = every_place(self.text, string, begin, limit, most - len(places))
+                found = found_each(self.text, (string,), limit, most - len(places), begin)
             else:
                 found = self._found(string, begin, limit, most - len(places))
             if found is None:
@@ -102,9 +114,9 @@ def lines_of(text: str, most_chars: int | None = None) -> RepeatedLines | None:
     distinct = "\n".join(numbers)
     if most_chars is not None and len(distinct) > most_chars:
         return None
-    line_starts = itertools.accumulate(map(operator.add, map(len, lines), itertools.repeat(1)), initial=0)
+    line_starts = list(itertools.accumulate(map(operator.add, map(len, lines), itertools.repeat(1)), initial=0))
     copies: list[list[int]] = [[] for _ in numbers]
     for number, start in zip(numbered, line_starts):
         copies[number].append(start)
     firsts = list(itertools.accumulate(map(operator.add, map(len, numbers), itertools.repeat(1)), initial=0))
-    return RepeatedLines(text, distinct, firsts, copies)
+    return RepeatedLines(text, distinct, firsts, copies, numbered, line_starts)

@@ -21,7 +21,7 @@ import operator
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from soulscan.hardened.branch_search import every_place
+from soulscan.hardened.branch_search import found_each
 
 # Strings of words asked for before the code text is built: building it costs about as
 # much as this many searches of the text.
@@ -53,7 +53,7 @@ class TokenPlaces:
             if string.startswith(" ") and self._indexed():
                 found = self._found(string, begin, limit, most - len(places))
             else:
-                found = every_place(self.text, string, begin, limit, most - len(places))
+                found = found_each(self.text, (string,), limit, most - len(places), begin)
             if found is None:
                 return None
             places += found
@@ -114,7 +114,7 @@ class TokenPlaces:
                 tokens += _every_code(codes, code)
             tokens.sort()
         else:
-            return every_place(self.text, string, begin, limit, most)  # a lone space
+            return found_each(self.text, (string,), limit, most, begin)  # a lone space
         starts = self._starts
         width = len(string)
         found = [start - 1 for start in map(starts.__getitem__, tokens)
