@@ -198,3 +198,40 @@ def test_a_pattern_with_a_lone_surrogate_is_cached(cache_home: Path) -> None:
     _from_disk(source, 0)
     assert len(_entries(cache_home)) == 1
     _same_pattern(_from_disk(source, 0), _fresh(source, 0), ["x\ud800\ud800y", "xy"])
+
+
+_MEMORY_PROBE = """
+import json, sys
+import regex
+from soulscan.engine import regex_cache
+regex_cache.install()
+first = regex.compile("ab+c", regex.I)
+print(json.dumps({
+    "same object, int flags": regex.compile("ab+c", int(regex.I)) is first,
+    "same object, flag": regex.compile("ab+c", regex.I) is first,
+    "module function": regex.match("ab+c", "ABBC", regex.I).span(),
+    "other flags apart": regex.compile("ab+c") is not first,
+    "uncached is fresh": regex.compile("ab+c", regex.I, cache_pattern=False) is not first,
+    "bytes apart": regex.compile(b"ab+c", regex.I).pattern == b"ab+c",
+    "named list apart": bool(regex.compile(r"\\L<w>", w=["x"]).search("x")),
+}))
+try:
+    regex.compile(["not", "a", "pattern"])
+except TypeError as exc:
+    print("refused:", type(exc).__name__)
+"""
+
+
+def test_an_installed_parser_keeps_one_pattern_per_source_flags_and_version(
+        cache_home: Path) -> None:
+    env = {**os.environ, "SOULSCAN_CACHE_DIR": str(cache_home)}
+    for _ in range(2):  # parsed, then read from the cache
+        out = subprocess.run([sys.executable, "-c", _MEMORY_PROBE], check=True,
+                             capture_output=True, text=True, env=env, timeout=120).stdout
+        first, second = out.splitlines()
+        assert json.loads(first) == {
+            "same object, int flags": True, "same object, flag": True,
+            "module function": [0, 4], "other flags apart": True, "uncached is fresh": True,
+            "bytes apart": True, "named list apart": True,
+        }
+        assert second == "refused: TypeError"
