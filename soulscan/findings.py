@@ -17,7 +17,9 @@ redacted, escaped and bounded here, so reporters never see raw file text.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
+import gc
 import hashlib
 import itertools
 import operator
@@ -110,14 +112,18 @@ def document_findings(
     context = _FileContext(document.text, display)
     runtime: list[_Draft] = []
     hardened: list[_Draft] = []
+    runtime_regions = 0  # regions with runtime occurrences
     for region in document.regions:
+        found: list[_Draft] = []
         if profile == "runtime":
             # The window's text is the one the verdict's ids were found in: only their
             # rules have occurrences there.
-            runtime.extend(_runtime_findings(context, region, _runtime_window(region),
-                                             region.ids))
+            found = _runtime_findings(context, region, _runtime_window(region), region.ids)
         elif profile == "all" and not _runtime_cleared(region):
-            runtime.extend(_runtime_findings(context, region, region.text))
+            found = _runtime_findings(context, region, region.text)
+        if found:
+            runtime.extend(found)
+            runtime_regions += 1
         if profile in ("hardened", "all"):
             hardened.extend(_hardened_findings(context, document, region))
             if rule_packs:
@@ -129,8 +135,10 @@ def document_findings(
         restates = _runtime_cover(runtime)
         kept = runtime + [draft for draft in hardened if not restates(draft)]
     collected = _count_omitted(context.build(kept), context.occurrences)
-    # (spans are (start, end) tuples; with runtime findings alone the origin ties)
-    collected.sort(key=_file_order if hardened else _span_then_id)
+    # (spans are (start, end) tuples; with runtime findings alone the origin ties, and
+    # those of one region come in file order: its occurrences in (start, end, id) order)
+    if hardened or runtime_regions > 1:
+        collected.sort(key=_file_order if hardened else _span_then_id)
     return tuple(collected)
 
 
@@ -160,15 +168,18 @@ def _runtime_cover(runtime: list[_Draft]) -> Callable[[_Draft], bool]:
 def _count_omitted(findings: list[Finding], occurrences: Counter[str]) -> list[Finding]:
     if max(occurrences.values(), default=0) <= MAX_OCCURRENCES:
         return findings  # the common case: every occurrence is listed
-    last_listed: dict[str, int] = {}
-    for position, finding in enumerate(findings):
-        last_listed[finding.rule_id] = position
-    for rule_id, position in last_listed.items():
-        omitted = occurrences[rule_id] - MAX_OCCURRENCES
-        if omitted > 0:
-            finding = findings[position]
+    # The last listed finding of each rule with more: looked for from the end, until each
+    # such rule has been met (the last finding of a file of hidden characters, at once).
+    over = {rule_id: count - MAX_OCCURRENCES for rule_id, count in occurrences.items()
+            if count > MAX_OCCURRENCES}
+    for position in range(len(findings) - 1, -1, -1):
+        finding = findings[position]
+        omitted = over.pop(finding.rule_id, 0)
+        if omitted:
             extra = {**finding.extra, "omitted_occurrences": str(omitted)}
             findings[position] = replace(finding, extra=extra)
+            if not over:
+                break
     return findings
 
 
@@ -232,6 +243,10 @@ class _FileContext:
 
     def build(self, drafts: Sequence[_Draft]) -> list[Finding]:
         """The findings of ``drafts``, located and shown in one pass over the text."""
+        with _collector_paused(len(drafts) > _MANY_OBJECTS):
+            return self._build(drafts)
+
+    def _build(self, drafts: Sequence[_Draft]) -> list[Finding]:
         text, display = self.text, self.display
         index = LineIndex.of(text)
         locations = index.locations([draft.span for draft in drafts])
@@ -308,6 +323,11 @@ def _runtime_findings(
     else:
         listed, counts = verdict_occurrences(text, region.scope, verdict, MAX_OCCURRENCES)
         matches = context.admit_all(listed, counts)
+    with _collector_paused(len(matches) > _MANY_OBJECTS):
+        return _runtime_drafts(region, text, matches)
+
+
+def _runtime_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft]:
     facts_of: dict[str, RuleFacts] = {}  # one rule (or hidden character) a rule id
     offset, window, ids, effect = region.offset, region.scanned, region.ids, region.effect
     low, high = (window.start, window.end) if window is not None else (1, 0)
@@ -328,6 +348,27 @@ def _runtime_findings(
         append(_new(_Draft, (region, facts, ORIGIN_RUNTIME, _new(Span, (start, end)),
                              effect if counted else EFFECT_NONE, None, None)))
     return drafts
+
+
+# Past this many findings (or occurrences) of a file, they are built with the cycle
+# collector paused.
+_MANY_OBJECTS = 256
+
+
+@contextlib.contextmanager
+def _collector_paused(paused: bool) -> Iterator[None]:
+    """The cycle collector paused (when ``paused``) while thousands of objects that hold no
+    cycle are built at once (a file of hidden characters): run every 700 new containers
+    by default (``soulscan`` itself runs it far less often, ``cli``), it would walk them
+    all again and again, and free none."""
+    if not (paused and gc.isenabled()):
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _runtime_flagged(region: Region) -> bool:

@@ -262,6 +262,30 @@ def test_occurrences_per_rule_are_capped_and_counted(tmp_path: Path) -> None:
     assert [f.rule_id for f in result.findings][-1] == "prompt_injection"  # other rules unaffected
 
 
+@pytest.mark.parametrize("profile", ["runtime", "all"])
+def test_many_occurrences_in_several_entries_are_in_file_order_and_counted(
+        tmp_path: Path, profile: str) -> None:
+    """Entries of a memory file each flagged, two rules over the cap: the findings are in
+    file order across the entries, and the last listed of each rule counts the rest."""
+    from soulscan.findings import MAX_OCCURRENCES
+
+    entries = ["\u200b\u200c" * 700 + " " + INJECTION, "x\u200c" * 350 + INJECTION,
+               "\u200b" * 400 + "y"]
+    data = "\n§\n".join(entries).encode()
+    result = _scan(tmp_path, "memories/MEMORY.md", data, "memory", profile=profile)
+    runtime = _runtime_origin(result)
+    spans = [(f.span.start, f.span.end, f.rule_id) for f in runtime]
+    assert spans == sorted(spans)
+    counted = {f.rule_id: f.extra["omitted_occurrences"] for f in runtime
+               if "omitted_occurrences" in f.extra}
+    assert counted == {"invisible_unicode_U+200B": str(1100 - MAX_OCCURRENCES),
+                       "invisible_unicode_U+200C": str(1050 - MAX_OCCURRENCES)}
+    for rule_id in counted:  # the last one listed of each, in its own entry, counts the rest
+        listed = [f for f in runtime if f.rule_id == rule_id]
+        assert len(listed) == MAX_OCCURRENCES and "omitted_occurrences" in listed[-1].extra
+    assert len([f for f in runtime if f.rule_id == "prompt_injection"]) == 2
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(st.sampled_from(
@@ -551,3 +575,73 @@ def test_findings_built_alike_are_each_the_dataclass_built_whole(
     assert len({id(extra) for extra in extras}) == len(extras)  # none shared
     spans = [(f.rule_id, f.span) for f in result.findings]
     assert len(set(spans)) == len(spans)
+
+
+# --- a clean context file's result, worked out without its document
+
+_CLEAN_PIECES = ["\ufeff", " ", "\n", "\r\n", "\r", "\u00a0", "\u2028", "---\n", "x: 1\n", "text",
+                 "caf\u00e9", "\u2019", "\u200b", "\uff0c", INJECTION, "y" * 20_000]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_CLEAN_PIECES), max_size=10),
+    st.sampled_from(["agents", "claude", "cursorrules", "mdc", "soul", "hermes", "memory"]),
+    st.sampled_from(["AGENTS.md", "x/CLAUDE.md", "sub/.cursorrules", "a.mdc", "-"]),
+)
+def test_a_clean_file_judged_without_its_document_is_the_document_path_result(
+        pieces: list[str], kind: str, name: str) -> None:
+    """``scan_target`` of the runtime profile answers a clean, whole file of a plain context
+    kind without building its document: the very result the document path gives, and no
+    answer for any other file (flagged, cut past the cap, empty, undecodable, other kinds)."""
+    from soulscan import pipeline
+
+    data = "".join(pieces).encode("utf-8")
+    for raw in (data, data + b"\xff"):  # the second is never valid UTF-8
+        target = Target(Path(name), name, kind)
+        options = ScanOptions(profile="runtime")
+        document = load_document(name, kind, data=raw)
+        expected = pipeline._file_result(target, document, options)
+        assert scan_target(target, options, raw) == expected
+        assert repr(scan_target(target, options, raw)) == repr(expected)
+        shortcut = (pipeline._clean_context_result(target, name, raw)
+                    if kind in pipeline._PLAIN_CONTEXT_KINDS else None)
+        takes_it = (kind in pipeline._PLAIN_CONTEXT_KINDS and document.summary.action == "load"
+                    and document.summary.detail is None)
+        assert (shortcut is not None) == takes_it, document.summary
+        if shortcut is not None:
+            assert repr(shortcut) == repr(expected) and shortcut == expected
+
+
+def test_a_clean_file_takes_the_document_path_with_other_options(tmp_path: Path) -> None:
+    """A home or a context length may set another cap: the document path judges the file."""
+    from soulscan import pipeline
+
+    data = ("word " * 4_000).encode()  # 20,000 characters: over a cap of 10,000
+    target = Target(tmp_path / "AGENTS.md", "AGENTS.md", "agents")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.yaml").write_text("context_file_max_chars: 10000\n")
+    options = ScanOptions(profile="runtime", hermes_home=tmp_path / "home")
+    result = scan_target(target, options, data)
+    assert isinstance(result, FileResult) and result.runtime.action == "truncate"
+    assert result == pipeline._file_result(
+        target, load_document(str(target.path), "agents", hermes_home=tmp_path / "home",
+                              data=data), options)
+
+
+def test_a_file_result_built_at_once_is_the_dataclass_built_whole() -> None:
+    import dataclasses
+    import pickle
+
+    from soulscan.models import RuntimeSummary
+    from soulscan.pipeline import new_file_result
+
+    summary = RuntimeSummary("load", (), 10, 9, None)
+    built = new_file_result("AGENTS.md", "agents", summary, ())
+    whole = FileResult("AGENTS.md", "agents", summary, ())
+    assert built == whole and hash(built) == hash(whole) and repr(built) == repr(whole)
+    assert list(vars(built)) == list(vars(whole)) == [f.name for f in dataclasses.fields(FileResult)]
+    assert pickle.loads(pickle.dumps(built)) == whole
+    assert dataclasses.replace(built, kind="claude") == FileResult("AGENTS.md", "claude", summary, ())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.kind = "claude"  # type: ignore[misc]
