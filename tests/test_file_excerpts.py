@@ -12,6 +12,7 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
+import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -251,3 +252,47 @@ def test_a_long_line_is_read_for_its_end_from_where_it_is_known_to_go() -> None:
         shown = FileExcerpts(text, LineIndex.of(text)).excerpts(locations)
     assert shown == [whole_line_excerpt(text, location) for location in locations]
     assert shown[1].after == "c" * 12
+
+
+# One text each top-level alternative of ``ANCHORS`` matches (a member of each class).
+ANCHOR_SAMPLES = [
+    "-----BEGIN ", "AKIA", "ASIA", "ABIA", "ACCA", "ghp_", "github_pat_", "glpat-", "xoxa-",
+    "hooks.slack.com/", "discord", "sk-", "AIza", "hf_", "_live_", "npm_", "pypi-", ":AA",
+    "gsk_", "xai-", "api", "access", "secret", "token", "passw", "pwd", "auth",
+]
+
+
+def _top_level_alternatives(pattern: str) -> int:
+    depth, count, escaped = 0, 1, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "|":
+            count += depth <= 1  # the (?i:...) group's own alternatives count too
+    return count
+
+
+def test_every_character_an_anchor_can_start_with_is_an_anchor_start() -> None:
+    """No code point outside ``ANCHOR_STARTS`` begins an anchor (each alternative tried
+    with every code point in place of its first character, by the regex module itself):
+    a stretch with no anchor start holds no anchor."""
+    assert _top_level_alternatives(ANCHORS.pattern) == len(ANCHOR_SAMPLES)
+    for sample in ANCHOR_SAMPLES:
+        assert ANCHORS.fullmatch(sample), sample
+    starts = {sample[0] for sample in ANCHOR_SAMPLES}
+    assert all(start.isascii() for start in starts)
+    # Only ASCII characters and those the regex module takes for an ASCII letter when case
+    # is ignored can match an ASCII first character.
+    every_character = "".join(map(chr, range(0x110000)))
+    like_ascii = set(regex.findall("(?i)[a-z]", every_character))
+    for char in like_ascii | set(map(chr, range(128))):
+        if any(ANCHORS.match(char + sample[1:]) for sample in ANCHOR_SAMPLES):
+            starts.add(char)
+    assert all(secret_screen.ANCHOR_STARTS.match(char) for char in starts)
+    assert not secret_screen.ANCHOR_STARTS.match("K") and not secret_screen.ANCHOR_STARTS.match("1")

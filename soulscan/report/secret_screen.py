@@ -16,6 +16,7 @@ leaves exactly as it is, and so is every piece of it.
 from __future__ import annotations
 
 import bisect
+import re
 
 import regex
 
@@ -27,6 +28,11 @@ ANCHORS = regex.compile(
 # The longest anchor ("hooks.slack.com/"); without full case folding a case-insensitive
 # literal matches as many characters as it has.
 LONGEST_ANCHOR = 16
+# Every character an anchor can start with: the first characters of the literal anchors,
+# and those of the ``(?i:...)`` ones in every case (U+017F LONG S folds to s). A stretch
+# that holds none of them holds no anchor start (one C pass of ``re``: a file of emoji or
+# hidden characters has no ASCII letter near its findings).
+ANCHOR_STARTS = re.compile("[-:_AaPpSsTtdghnx\u017f]")
 _BLOCK = 4096
 
 
@@ -52,8 +58,11 @@ class SecretScreen:
             # left to right, every position where an anchor starts lies inside a match
             # that starts at or before it, in the same block.
             reach = min(len(self.text), high + LONGEST_ANCHOR - 1)
-            found = ANCHORS.finditer(self.text, low, reach)
-            starts = self._anchor_starts[number] = [m.start() for m in found if m.start() < high]
+            if ANCHOR_STARTS.search(self.text, low, high) is None:
+                starts = self._anchor_starts[number] = []
+            else:
+                found = ANCHORS.finditer(self.text, low, reach)
+                starts = self._anchor_starts[number] = [m.start() for m in found if m.start() < high]
         return starts
 
     def known_clear(self) -> tuple[int, int]:
