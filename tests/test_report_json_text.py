@@ -46,3 +46,26 @@ def test_nesting_empty_containers_and_raw_characters() -> None:
 def test_empty_report_renders_as_json_dumps_would() -> None:
     report = ScanReport((), ())
     assert render(report, RenderOptions()) == _reference(report_document(report)) + "\n"
+
+
+def test_strings_go_through_the_encoder_json_uses() -> None:
+    from soulscan.report import json as report_json
+
+    assert report_json._encode_string is json.encoder.encode_basestring
+
+
+def test_a_json_report_is_rendered_without_importing_the_json_package() -> None:
+    """The writer takes json's C string encoder from ``_json``: a scan's report needs no
+    other part of the json package (its decoder compiles patterns at import)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "from soulscan.models import ScanReport\n"
+             "from soulscan.report import RenderOptions\n"
+             "from soulscan.report.json import render\n"
+             "text = render(ScanReport((), ()), RenderOptions())\n"
+             "print('json' in sys.modules, text.count('schema'))\n")
+    completed = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                               text=True, timeout=60)
+    assert completed.stdout.split() == ["False", "1"]

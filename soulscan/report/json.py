@@ -49,7 +49,6 @@ contract ships beside this module as ``scan-report-1.schema.json`` (``schema_pat
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +80,8 @@ def indented_json(document: Any) -> str:
     try:
         _write(document, "\n", parts)
     except _Unusual:
+        import json  # only then: a report's own values never need it
+
         return json.dumps(document, ensure_ascii=False, indent=2)
     return "".join(parts)
 
@@ -89,7 +90,12 @@ class _Unusual(Exception):
     """A value this writer leaves to ``json.dumps`` (a float, a non-string key, …)."""
 
 
-_encode_string = json.encoder.encode_basestring  # the C encoder when available, as json uses
+# The string encoder json.encoder chooses (its C one when there is one), taken without
+# importing the json package: a scan's report needs no other part of it.
+try:
+    from _json import encode_basestring as _encode_string
+except ImportError:
+    from json.encoder import encode_basestring as _encode_string
 
 
 def _write(value: Any, newline: str, parts: list[str]) -> None:
