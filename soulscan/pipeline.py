@@ -33,9 +33,11 @@ from soulscan.discovery import Discovery, Target, describe_os_error, discover, k
 from soulscan.errors import SoulscanError
 from soulscan.findings import PROFILES, document_findings, snippet_of
 from soulscan.hermes.cursor_bundle import load_cursor_bundle
-from soulscan.hermes.documents import RuntimeDocument, load_document
-from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files
-from soulscan.models import FileResult, Finding, ScanError, ScanReport
+from soulscan.hermes.documents import _FRAMING, RuntimeDocument, document_label, load_document
+from soulscan.hermes.sections import judge_section
+from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files, decode_runtime_text
+from soulscan.hermes.truncation import DEFAULT_MAX_CHARS
+from soulscan.models import FileResult, Finding, RuntimeSummary, ScanError, ScanReport
 
 if TYPE_CHECKING:
     from soulscan.parallel import SharedWork
@@ -123,6 +125,11 @@ def scan_target(target: Target, options: ScanOptions, data: bytes | None = None)
 def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult:
     # "-" is how the loader knows the text came from standard input (no path to name).
     path = str(target.path) if target.path is not None else "-"
+    if (options.profile == "runtime" and target.kind in _PLAIN_CONTEXT_KINDS
+            and options.hermes_home is None and options.context_length is None):
+        clean = _clean_context_result(target, path, data)
+        if clean is not None:
+            return clean
     document = load_document(
         path,
         target.kind,
@@ -133,13 +140,58 @@ def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult
     return _file_result(target, document, options)
 
 
+# Context kinds whose scanned text is their stripped text (no frontmatter removed, no legacy
+# template looked for): ``_clean_context_result`` judges them.
+_PLAIN_CONTEXT_KINDS = frozenset({"agents", "claude", "cursorrules", "mdc"})
+
+
+def _clean_context_result(target: Target, path: str, data: bytes) -> FileResult | None:
+    """The runtime-profile result of a file of ``_PLAIN_CONTEXT_KINDS`` that the runtime
+    loads whole (the default cap) and finds clean, as ``load_document`` and ``_file_result``
+    give it, without the document they build first (its region, its section in the prompt):
+    a clean file has no finding to place in them. None for any other file (undecodable,
+    empty, flagged, cut), which the document path judges (the scanner remembers its last
+    verdict: the text is not scanned twice)."""
+    try:
+        text = decode_runtime_text(data)
+    except UnicodeDecodeError:
+        return None
+    kind = target.kind
+    header, trailer, _ = _FRAMING[kind]
+    judged = judge_section(text, document_label(path, kind), header=header, trailer=trailer,
+                           strip_frontmatter=False)
+    if judged is None or judged.ids:
+        return None
+    if len(judged.header) + len(judged.content) + len(judged.trailer) > DEFAULT_MAX_CHARS:
+        return None
+    # ``documents._whole_summary`` of a clean section: no frontmatter is removed here, so
+    # its text starts after the leading whitespace alone (no detail)
+    summary = _new_object(RuntimeSummary)
+    summary.__dict__.update({"action": "load", "ids": (), "chars_total": len(text),
+                             "chars_loaded": len(judged.prepared.scanned), "detail": None})
+    return new_file_result(target.display, kind, summary, ())
+
+
+_new_object = object.__new__
+
+
+def new_file_result(path: str, kind: str, runtime: RuntimeSummary,
+                    findings: tuple[Finding, ...]) -> FileResult:
+    """``FileResult(path, kind, runtime, findings)`` without the frozen dataclass's
+    ``__init__`` (an ``object.__setattr__`` a field): one is built for every scanned file.
+    The same object in every way (tested), as ``models.new_finding`` builds a finding."""
+    result: FileResult = _new_object(FileResult)
+    result.__dict__.update({"path": path, "kind": kind, "runtime": runtime, "findings": findings})
+    return result
+
+
 def _file_result(target: Target, document: RuntimeDocument, options: ScanOptions) -> FileResult:
     findings: tuple[Finding, ...] = ()
     if document.text is not None:
         findings = document_findings(
             document, target.display, options.profile, options.rule_packs
         )
-    return FileResult(target.display, target.kind, document.summary, findings)
+    return new_file_result(target.display, target.kind, document.summary, findings)
 
 
 def _oversized_member(directory: Path, limit: int) -> str | None:

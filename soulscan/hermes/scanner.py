@@ -89,8 +89,24 @@ def _gate_for_scope(scope: str) -> RuleSetGate:
 
 def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     """The runtime's finding ids for ``text`` at ``scope``, in the runtime's order."""
+    global _last_text, _last_scope, _last_found
     if not text:
         return []
+    if text == _last_text and scope == _last_scope:  # lengths first, then one C compare
+        return list(_last_found)
+    found = _scan(text, scope)
+    _last_text, _last_scope, _last_found = text, scope, tuple(found)
+    return found
+
+
+# The last text scanned, its scope and its findings. ``soulscan.pipeline`` judges a file's
+# text to learn whether it is clean, and a file that is not (or that the runtime cuts) is
+# judged again by its document: the second scan of the same text is a compare.
+_last_text = _last_scope = ""
+_last_found: tuple[str, ...] = ()
+
+
+def _scan(text: str, scope: str) -> list[str]:
     gate = _GATES.get(scope) or _gate_for_scope(scope)
     window = text[:MAX_SCAN_CHARS]
     if window.isascii():  # no invisible character, NFKC changes nothing, folding lowers
