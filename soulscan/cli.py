@@ -24,6 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _exit_without_teardown_after_handlers()
         _collect_cycles_less_often()
         _defer_seldom_used_modules()
+        _settle_the_start_up_cache_directory()
         _import_through_the_start_up_cache()
         _compile_re_through_the_start_up_cache()
         _compile_named_tuples_through_the_start_up_cache()
@@ -78,6 +79,14 @@ def _collect_cycles_less_often() -> None:
     import gc
 
     gc.set_threshold(YOUNG_GENERATION_SIZE, *gc.get_threshold()[1:])
+
+
+def _settle_the_start_up_cache_directory() -> None:
+    """The start-up cache's directory, chosen from the environment once (``cache.
+    settle_for_program``), not at each of its ~200 uses. Only for the program."""
+    from soulscan.engine import cache
+
+    cache.settle_for_program()
 
 
 def _defer_seldom_used_modules() -> None:

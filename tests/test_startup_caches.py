@@ -356,3 +356,28 @@ def test_named_tuple_expressions_are_routed_for_the_program_only(tmp_path: Path)
         print("compile" in vars(typing), "eval" in vars(collections))
     """
     assert _run(probe, tmp_path / "cache", tmp_path).splitlines()[-1] == "False False"
+
+
+def test_the_program_settles_on_its_cache_directory_once(tmp_path: Path) -> None:
+    probe = """
+        import os
+        from soulscan.engine import cache
+        before = cache._usable_dir()
+        cache.settle_for_program()
+        os.environ["SOULSCAN_CACHE_DIR"] = os.environ["SOULSCAN_CACHE_DIR"] + "-moved"
+        os.environ["SOULSCAN_NO_CACHE"] = "1"
+        print(before == cache._usable_dir(), cache.in_use())
+    """
+    assert _run(probe, tmp_path / "cache", tmp_path) == "True True"
+
+
+def test_a_caller_keeps_reading_the_cache_directory_from_the_environment(tmp_path: Path) -> None:
+    probe = """
+        import os
+        from soulscan.cli import main
+        from soulscan.engine import cache
+        main(["--version"])
+        os.environ["SOULSCAN_NO_CACHE"] = "1"
+        print(cache._SETTLED, cache.in_use())
+    """
+    assert _run(probe, tmp_path / "cache", tmp_path).splitlines()[-1] == "[] False"

@@ -109,9 +109,23 @@ def _private(directory: Path) -> bool:
 
 
 def _usable_dir() -> Path | None:
+    if _SETTLED:
+        return _SETTLED[0]
     environ = os.environ
     return _usable_dir_for(environ.get("SOULSCAN_NO_CACHE"), environ.get("SOULSCAN_CACHE_DIR"),
                            environ.get("XDG_CACHE_HOME"), environ.get("HOME"))
+
+
+# The directory the program settled on (``settle_for_program``); empty in any other process.
+_SETTLED: list[Path | None] = []
+
+
+def settle_for_program() -> None:
+    """Choose the directory once for the rest of the process: the program's environment
+    does not change while it runs, and its start-up asks ~200 times (four variables each,
+    most of them unset: a KeyError raised and caught for each). A caller's process (the
+    tests change the variables between cases) keeps reading them at each use."""
+    _SETTLED[:] = [_usable_dir()]
 
 
 @functools.cache
