@@ -381,3 +381,58 @@ def test_a_caller_keeps_reading_the_cache_directory_from_the_environment(tmp_pat
         print(cache._SETTLED, cache.in_use())
     """
     assert _run(probe, tmp_path / "cache", tmp_path).splitlines()[-1] == "[] False"
+
+
+def test_a_memos_record_name_is_found_by_its_sources_state_without_reading_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache_home = tmp_path / "cache"
+    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(cache_home))
+    module = tmp_path / "memo_named.py"
+    module.write_text(_MEMO_MODULE, encoding="utf-8")
+    parts = ("memo_named", "double")
+    name = cache.memo_record_name(module, (), parts)
+    assert name is not None and name.startswith("memo-")
+    for table in cache._MEMO_NAMES.values():
+        table.save()
+    cache._MEMO_NAMES.clear()  # a fresh process: the index read from its record
+    reads: list[Path] = []
+    real_read = Path.read_bytes
+
+    def counted(path: Path) -> bytes:
+        reads.append(path)
+        return real_read(path)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    assert cache.memo_record_name(module, (), parts) == name
+    assert module not in reads  # the source was not read again
+    # an edit of the same size, written later: read and hashed afresh
+    module.write_text(_MEMO_MODULE.replace('"v1"', '"v9"'), encoding="utf-8")
+    status = module.stat()
+    os.utime(module, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000))
+    edited = cache.memo_record_name(module, (), parts)
+    assert module in reads and edited not in (None, name)
+    cache._MEMO_NAMES.clear()
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        pytest.param("../memo-" + "0" * 32 + ".bin", id="another-directory"),
+        pytest.param("memo-" + "g" * 32 + ".bin", id="not-a-digest"),
+        pytest.param("pack-names-" + "0" * 32 + ".bin", id="another-record"),
+        pytest.param(("memo-" + "0" * 32 + ".bin",), id="not-text"),
+    ],
+)
+def test_a_memo_name_index_entry_of_another_shape_is_never_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stored: object) -> None:
+    cache_home = tmp_path / "cache"
+    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(cache_home))
+    module = tmp_path / "memo_named.py"
+    module.write_text(_MEMO_MODULE, encoding="utf-8")
+    parts = ("memo_named", "double")
+    name = cache.memo_record_name(module, (), parts)
+    for table in cache._MEMO_NAMES.values():
+        table.known = {key: stored for key in table.new}  # as if read from a damaged record
+        table.new = {}
+    assert cache.memo_record_name(module, (), parts) == name
+    cache._MEMO_NAMES.clear()
