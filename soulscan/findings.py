@@ -51,6 +51,7 @@ from soulscan.textpos import LineIndex
 from soulscan.verdict_occurrences import verdict_occurrences
 
 _RULE_ID = operator.attrgetter("rule_id")
+_MATCH_START, _MATCH_END = operator.itemgetter(2), operator.itemgetter(3)  # of a RuntimeMatch
 _new = tuple.__new__  # a named tuple built without its Python-level ``__new__``
 _object_new = object.__new__
 PROFILES = ("runtime", "hardened", "all")
@@ -273,7 +274,7 @@ class _FileContext:
             reaches_model = bool(visible_spans) and any(
                 _overlaps(span, visible) for visible in visible_spans)
             matched = text[start:end]
-            identity = identities.get(matched) if len(matched) <= 64 else None
+            identity = identities.get(matched)  # (only short ones are kept)
             if identity is None:
                 identity = (
                     _short_digest(matched) if len(matched) <= 64 else _sha256(matched),
@@ -281,14 +282,15 @@ class _FileContext:
                 )
                 if len(matched) <= 64:
                     identities[matched] = identity
+            before, match, after = excerpt
             extra = {
                 # Identity of the matched content for suppressions and baselines (soulscan.suppress).
                 "sha256": identity[0],
                 "runtime_scanned": "true" if scanned else "false",
                 "reaches_model": "true" if reaches_model else "false",
-                "excerpt_before": excerpt[0],
-                "excerpt_match": excerpt[1],
-                "excerpt_after": excerpt[2],
+                "excerpt_before": before,
+                "excerpt_match": match,
+                "excerpt_after": after,
             }
             if detail:
                 extra["detail"] = _safe(str(detail))
@@ -328,6 +330,38 @@ def _runtime_findings(
 
 
 def _runtime_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft]:
+    if len(matches) > _MANY_OBJECTS:
+        alike = _alike_drafts(region, text, matches)
+        if alike is not None:
+            return alike
+    return _drafts_one_by_one(region, text, matches)
+
+
+def _alike_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft] | None:
+    """``_drafts_one_by_one`` of many occurrences of one rule, all inside the window (a
+    file of one hidden character: a thousand joiners), built column by column in C; None
+    for any other occurrences."""
+    rule_id, rule, first_start, _ = matches[0]
+    if any(map(rule_id.__ne__, map(_RULE_ID, matches))):
+        return None
+    offset, window = region.offset, region.scanned
+    starts = list(map(_MATCH_START, matches))
+    ends = list(map(_MATCH_END, matches))
+    if offset:
+        starts, ends = list(map(offset.__add__, starts)), list(map(offset.__add__, ends))
+    if window is None or not (window.start <= min(starts) and max(ends) <= window.end):
+        return None
+    facts = (invisible_facts(rule_id, text[first_start], region.scope)
+             if rule is None else RuleFacts.of(rule))
+    effect = region.effect if rule_id in region.ids else EFFECT_NONE
+    repeat = itertools.repeat
+    spans = map(_new, repeat(Span), zip(starts, ends))
+    return list(map(_new, repeat(_Draft), zip(
+        repeat(region), repeat(facts), repeat(ORIGIN_RUNTIME), spans, repeat(effect),
+        repeat(None), repeat(None))))
+
+
+def _drafts_one_by_one(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft]:
     facts_of: dict[str, RuleFacts] = {}  # one rule (or hidden character) a rule id
     offset, window, ids, effect = region.offset, region.scanned, region.ids, region.effect
     low, high = (window.start, window.end) if window is not None else (1, 0)

@@ -1,0 +1,57 @@
+"""Drafts of many occurrences of one rule, built column by column, are those built one by one."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from soulscan import findings
+from soulscan.engine.rulepack import runtime_pack
+from soulscan.hermes.scanner import RuntimeMatch
+from soulscan.hermes.spans import Region
+from soulscan.models import Span
+
+RULE = runtime_pack().rule("prompt_injection")
+TEXT = "a\u200db\u200c" * 40
+
+
+@st.composite
+def regions_and_matches(draw: st.DrawFn) -> tuple[Region, list[RuntimeMatch]]:
+    offset = draw(st.integers(0, 5))
+    low, high = sorted(draw(st.lists(st.integers(0, 170), min_size=2, max_size=2)))
+    scanned = draw(st.sampled_from([None, Span(low, high)]))
+    ids = tuple(draw(st.lists(st.sampled_from(
+        ["invisible_unicode_U+200D", "invisible_unicode_U+200C", "prompt_injection"]), max_size=3)))
+    effect = draw(st.sampled_from(["blocks-file", "blocks-entry", "none"]))
+    region = Region(TEXT, offset, "context", ids, effect, scanned, ())
+    kinds = st.sampled_from([("invisible_unicode_U+200D", None, 1), ("invisible_unicode_U+200C", None, 3),
+                             ("prompt_injection", RULE, 0)])
+    rows = []
+    for start in sorted(draw(st.lists(st.integers(0, 39), min_size=1, max_size=12))):
+        rule_id, rule, at = draw(kinds) if draw(st.booleans()) else ("invisible_unicode_U+200D", None, 1)
+        place = 4 * start + at
+        rows.append(RuntimeMatch(rule_id, rule, place, place + draw(st.integers(1, 3))))
+    return region, rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(regions_and_matches())
+def test_alike_drafts_are_those_built_one_by_one(case: tuple[Region, list[RuntimeMatch]]) -> None:
+    region, matches = case
+    with mock.patch.object(findings, "_MANY_OBJECTS", 0):
+        assert findings._runtime_drafts(region, TEXT, matches) == findings._drafts_one_by_one(
+            region, TEXT, matches)
+
+
+def test_a_thousand_joiners_inside_the_window_take_the_columns() -> None:
+    text = "x\u200d" * 1000
+    region = Region(text, 2, "context", ("invisible_unicode_U+200D",), "blocks-file",
+                    Span(2, 2 + len(text)), ())
+    matches = [RuntimeMatch("invisible_unicode_U+200D", None, 2 * i + 1, 2 * i + 2) for i in range(1000)]
+    alike = findings._alike_drafts(region, text, matches)
+    assert alike is not None and alike == findings._drafts_one_by_one(region, text, matches)
+    assert {draft.effect for draft in alike} == {"blocks-file"}
+    outside = region._replace(scanned=Span(2, 1000))  # the last ones past the window
+    assert findings._alike_drafts(outside, text, matches) is None
