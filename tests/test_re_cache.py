@@ -294,7 +294,7 @@ def test_what_a_second_process_read_is_gathered_into_one_record(cache_home: Path
     assert _installed_run(cache_home, "no-parsing") == expected  # from the gathered record
 
 
-def _gathered_table(home: Path) -> dict[str, Any]:
+def _gathered_table(home: Path) -> dict[Any, Any]:
     """The gathered record's entries, each read from its ``marshal`` form."""
     (gathered,) = _gathered(home)
     table = cache.load(gathered.name)
@@ -302,7 +302,7 @@ def _gathered_table(home: Path) -> dict[str, Any]:
     return {name: marshal.loads(stored) for name, stored in table.items()}
 
 
-def _store_gathered(record: Path, entries: dict[str, Any]) -> None:
+def _store_gathered(record: Path, entries: dict[Any, Any]) -> None:
     cache.store(record.name, {name: marshal.dumps(value) for name, value in entries.items()})
 
 
@@ -338,13 +338,14 @@ def test_an_unusable_gathered_entry_is_replaced_by_the_program_compiled_instead(
     _installed_run(cache_home)
     _installed_run(cache_home)
     (gathered,) = _gathered(cache_home)
-    name = f"sre/{_own_entry(cache_home).name}"
+    key = ("text", int(re.IGNORECASE), _INSTALLED_SOURCE)  # what the entry is of
     table = _gathered_table(cache_home)
-    good = table[name]
-    _store_gathered(gathered, {**table, name: (good[0], [*good[1][:-3], 999, 1, 2], *good[2:])})
+    good = table[key]
+    assert good[1:] == _entry_of_installed()[1:]
+    _store_gathered(gathered, {**table, key: (good[0], [*good[1][:-3], 999, 1, 2], *good[2:])})
     _own_entry(cache_home).unlink()
     assert _installed_run(cache_home) == _installed_expected()
-    assert _gathered_table(cache_home)[name] == good
+    assert _gathered_table(cache_home)[key] == good
 
 
 @pytest.mark.parametrize(
@@ -431,3 +432,16 @@ def test_an_unwritable_cache_dir_still_compiles(cache_home: Path,
     table.new["sre/an-entry.bin"] = marshal.dumps((0, [1], 0, {}, (None,)))
     table.save()  # the gathered record, as at exit: refused, quietly
     assert [path for path in cache_home.rglob("*") if path.is_file()] == []
+
+
+def test_a_gathered_record_keyed_by_names_is_not_read(cache_home: Path) -> None:
+    """A gathered record of another shape (entries by record name, as an older format kept
+    them) is no table: its entries are never read."""
+    _installed_run(cache_home)
+    _installed_run(cache_home)
+    (gathered,) = _gathered(cache_home)
+    table = _gathered_table(cache_home)
+    _store_gathered(gathered, {f"sre/{index}.bin": value for index, value in enumerate(table.values())})
+    for entry in _entries(cache_home):
+        entry.unlink()
+    assert _installed_run(cache_home) == _installed_expected()  # compiled afresh

@@ -371,7 +371,7 @@ def store_bounded(name: str, data: Any, *, written: list[int], most_new: int,
 
 
 # Part of each gathered record's name: how its entries are kept (``GatheredRecords``).
-GATHERED_FORMAT = "gathered 2: entries in marshal form"
+GATHERED_FORMAT = "gathered 3: entries in marshal form, by what each is of"
 
 
 class GatheredRecords:
@@ -388,7 +388,9 @@ class GatheredRecords:
     Each gathered entry is kept in ``marshal`` form and read when it is asked for: the
     record holds what every command and profile needed (a few hundred programs), one scan
     asks for a fifth of them, and reading them all cost more than the scan's own lookups
-    (~3 ms of ~90 for ``sre``'s record).
+    (~3 ms of ~90 for ``sre``'s record). It is found by what it is of (a tuple of plain
+    values: a pattern's kind, flags and source), not by its own file's name, a digest
+    worked out only when the gathered record lacks it (~165 digests a start-up).
     """
 
     def __init__(self, gathered_name: Callable[[], str], limit: int) -> None:
@@ -396,30 +398,32 @@ class GatheredRecords:
         self._limit = limit
         self._tables: dict[Path, StoredTable] = {}
 
-    def load(self, name: str) -> Any | None:
-        """The value of record ``name``: gathered, else its own file's (then gathered)."""
+    def load(self, key: tuple[Any, ...], name: Callable[[], str]) -> Any | None:
+        """The value of the record of ``key``: gathered, else read from its own file
+        (``name()``), then gathered."""
         table = self._table()
         if table is None:
             return None
-        gathered = table.known.get(name)
+        gathered = table.known.get(key)
         if gathered is None:
-            gathered = table.new.get(name)
+            gathered = table.new.get(key)
         if gathered is not None:
             return _unmarshalled(gathered)
-        found = load(name)
+        found = load(name())
         if found is not None:
-            table.new[name] = marshal.dumps(found, _MARSHAL_VERSION)
+            table.new[key] = marshal.dumps(found, _MARSHAL_VERSION)
         return found
 
-    def replace(self, name: str, data: Any, **bounds: Any) -> None:
-        """Store ``data`` as record ``name`` (its own file, within ``bounds``, as
-        ``store_bounded``), and in place of a gathered copy (that one was unusable)."""
+    def replace(self, key: tuple[Any, ...], name: str, data: Any, **bounds: Any) -> None:
+        """Store ``data`` as the record of ``key`` (its own file ``name``, within
+        ``bounds``, as ``store_bounded``), and in place of a gathered copy (that one was
+        unusable)."""
         table = self._table()
-        if table is not None and (name in table.known or name in table.new):
+        if table is not None and (key in table.known or key in table.new):
             try:
-                table.new[name] = marshal.dumps(data, _MARSHAL_VERSION)
+                table.new[key] = marshal.dumps(data, _MARSHAL_VERSION)
             except ValueError:
-                table.new.pop(name, None)
+                table.new.pop(key, None)
         store_bounded(name, data, **bounds)
 
     def _table(self) -> StoredTable | None:
@@ -442,9 +446,9 @@ def _unmarshalled(stored: Any) -> Any | None:
 
 
 def _is_marshalled_table(value: Any) -> bool:
-    """A gathered record: record names, each with its value in ``marshal`` form."""
+    """A gathered record: keys (tuples), each with its value in ``marshal`` form."""
     return isinstance(value, dict) and all(
-        isinstance(name, str) and isinstance(stored, bytes) for name, stored in value.items())
+        type(key) is tuple and isinstance(stored, bytes) for key, stored in value.items())
 
 
 # Recording swaps a module attribute: two threads compiling at once must not interleave.

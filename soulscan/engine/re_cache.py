@@ -110,14 +110,15 @@ def _plain_conditions(source: str) -> bool:
 
 def _through_cache(source: AnyStr, flags: int,
                    compile_program: Callable[[], re.Pattern[AnyStr]]) -> re.Pattern[AnyStr]:
-    name = _entry_name(source, flags)
-    pattern = _from_entry(_ENTRIES.load(name), source)
+    key = _entry_key(source, flags)
+    pattern = _from_entry(_ENTRIES.load(key, lambda: _entry_name(source, flags)), source)
     if pattern is not None:
         return pattern
     pattern, arguments = _compile_capturing(source, compile_program)
     if arguments is not None:
-        _ENTRIES.replace(name, arguments, written=_written, most_new=MAX_NEW_ENTRIES,
-                         subdirectory=_SUBDIRECTORY, most_on_disk=MAX_ENTRIES_ON_DISK)
+        _ENTRIES.replace(key, _entry_name(source, flags), arguments, written=_written,
+                         most_new=MAX_NEW_ENTRIES, subdirectory=_SUBDIRECTORY,
+                         most_on_disk=MAX_ENTRIES_ON_DISK)
     return pattern
 
 
@@ -130,6 +131,11 @@ def _version_key(*parts: str | bytes) -> str:
 def _entry_name(source: str | bytes, flags: int) -> str:
     kind = "bytes" if isinstance(source, bytes) else "text"  # b"a" and "a" differ
     return f"{_SUBDIRECTORY}/{_version_key(kind, str(flags), source)}.bin"
+
+
+def _entry_key(source: str | bytes, flags: int) -> tuple[str, int, str | bytes]:
+    """What the gathered record finds an entry by: what ``_entry_name`` digests."""
+    return ("bytes" if isinstance(source, bytes) else "text", flags, source)
 
 
 _ENTRIES = cache.GatheredRecords(

@@ -91,14 +91,16 @@ def _installed() -> bool:
 
 def _through_cache(source: str, flags: int,
                    parse: Callable[[], regex.Pattern[str]]) -> regex.Pattern[str]:
-    name = _entry_name(source, flags)
-    pattern = _from_entry(_ENTRIES.load(name), source, flags)
+    key = (int(regex.DEFAULT_VERSION), flags, source)  # what ``_entry_name`` digests
+    pattern = _from_entry(_ENTRIES.load(key, lambda: _entry_name(source, flags)), source,
+                          flags)
     if pattern is not None:
         return pattern
     pattern, arguments = _parse_capturing(parse, source)
     if arguments is not None:
-        _ENTRIES.replace(name, arguments, written=_written, most_new=MAX_NEW_ENTRIES,
-                         subdirectory=_SUBDIRECTORY, most_on_disk=MAX_ENTRIES_ON_DISK)
+        _ENTRIES.replace(key, _entry_name(source, flags), arguments, written=_written,
+                         most_new=MAX_NEW_ENTRIES, subdirectory=_SUBDIRECTORY,
+                         most_on_disk=MAX_ENTRIES_ON_DISK)
     return pattern
 
 
