@@ -358,3 +358,32 @@ def test_a_damaged_pack_index_entry_is_never_used(
     table.known = {str(path): entry}
     table.new = {}
     assert load_pack(path, trusted=True) == parsed
+
+
+def test_an_unchanged_built_in_pack_is_read_without_the_loaders_code_being_hashed(
+        cache_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(tmp_path)
+    parsed = load_pack(path, trusted=True)
+    _index_saved_and_forgotten()
+    pack_cache._code_digest.cache_clear()  # a fresh process
+
+    def refuse() -> bytes:
+        raise AssertionError("the loader's code was read and hashed")
+
+    monkeypatch.setattr(pack_cache, "_code_digest", refuse)
+    assert load_pack(path, trusted=True) == parsed
+
+
+def test_a_changed_loader_starts_a_fresh_pack_index(
+        cache_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(tmp_path)
+    parsed = load_pack(path, trusted=True)
+    _index_saved_and_forgotten()
+    states = pack_cache._code_states()
+    assert states is not None and len(states) == len(pack_cache._CODE_FILES)
+    monkeypatch.setattr(pack_cache, "_code_states", lambda: [*states[:-1], states[-1] + "1"])
+    assert pack_cache.known_name(path) is None  # another index: this pack not in it
+    assert load_pack(path, trusted=True) == parsed
+    monkeypatch.setattr(pack_cache, "_code_states", lambda: None)
+    pack_cache._names.cache_clear()
+    assert pack_cache.known_name(path) is None  # no sources: no index at all

@@ -45,13 +45,27 @@ def _code_digest() -> bytes | None:
 def _names() -> cache.StoredTable | None:
     """Built-in pack file -> (its modification time in ns and size, the record it was
     cached under then): an unchanged built-in pack is read from its record without its
-    YAML being read and hashed first (~1 ms a scan). Keyed by the code digest, as the
-    records' names are."""
-    code = _code_digest()
-    if code is None:
+    YAML being read and hashed first (~1 ms a scan). Keyed by the state (size and
+    modification time) of each file of the code the records' names digest: while that
+    code is unchanged, so are the names, and a start-up neither reads nor hashes it."""
+    states = _code_states()
+    if states is None:
         return None
-    return cache.StoredTable(f"pack-names-{cache.environment_key(f'names {FORMAT}', code)}.bin",
-                             cache.MAX_MEMO_ENTRIES)
+    key = cache.environment_key(f"names {FORMAT}", *states)
+    return cache.StoredTable(f"pack-names-{key}.bin", cache.MAX_MEMO_ENTRIES)
+
+
+def _code_states() -> list[str] | None:
+    """Each code file's path, size and modification time, or None when one is missing."""
+    here = Path(__file__).parent
+    states = []
+    for name in _CODE_FILES:
+        try:
+            status = os.stat(here / name)
+        except OSError:
+            return None  # installed without sources: nothing to key a cached pack by
+        states.append(f"{here / name}\0{status.st_size}\0{status.st_mtime_ns}")
+    return states
 
 
 def known_name(path: Path) -> str | None:
