@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from soulscan.config import Settings
 from soulscan.models import Finding, ScanReport
-from soulscan.suppress import Suppression, apply_suppressions
 
 if TYPE_CHECKING:
     from soulscan.baseline import Baseline
+    from soulscan.suppress import Suppression
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,8 @@ def apply_policy(
     result, suppressed = selected, 0
     expired: tuple[Suppression, ...] = ()
     if settings.suppressions:  # without any, a rebuild of every file would change nothing
+        from soulscan.suppress import apply_suppressions  # only then: start-up cost
+
         outcome = apply_suppressions(
             selected, settings.suppressions, today=today if today is not None else dt.date.today()
         )
