@@ -15,12 +15,14 @@ import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from soulscan.engine import cache
 from soulscan.errors import ConfigError
 from soulscan.models import Severity
-from soulscan.suppress import Suppression, parse_suppression
+
+if TYPE_CHECKING:
+    from soulscan.suppress import Suppression
 
 YAML_NAMES = (".soulscan.yaml", ".soulscan.yml")
 PYPROJECT = "pyproject.toml"
@@ -243,6 +245,8 @@ def _positive_int(value: Any, where: str, _base: Path) -> int:
 def _suppressions(value: Any, where: str, _base: Path) -> tuple[Suppression, ...]:
     if not isinstance(value, list):
         raise ConfigError(f"{where}: expected a list of suppressions")
+    from soulscan.suppress import parse_suppression  # only a config with suppressions
+
     return tuple(parse_suppression(item, f"{where}[{i}]") for i, item in enumerate(value))
 
 

@@ -30,6 +30,7 @@ NOT_ON_THE_JSON_PATH = (
     "tempfile",  # cache writes only
     "pkgutil",  # listing commands (--help) only
     "soulscan.baseline",
+    "soulscan.suppress",  # a config with suppressions only
     "soulscan.fix",
     "soulscan.skill_report",  # --as skill only
     "soulscan.hermes.skills_guard",
