@@ -247,17 +247,15 @@ def test_a_character_missing_from_the_sample_is_still_found() -> None:
 
 
 def test_a_new_file_forgets_the_last_window() -> None:
-    """A file read again has its window looked at afresh: what is remembered is for the
-    second look at the window of the file being judged, not for a repeated scan."""
-    from unittest import mock
+    """Reading a file forgets the last window asked about: what is remembered serves the
+    second look at the window of the file being judged, never a repeated scan."""
+    from soulscan.hermes.documents import read_document_text
 
-    from soulscan.hermes.documents import load_document
-
-    data = "it\u2019s fine to say so\n".encode() * 10
-    with mock.patch.object(sparse_window, "_facts_of", wraps=sparse_window._facts_of) as facts_of:
-        load_document("AGENTS.md", "agents", data=data)
-        load_document("AGENTS.md", "agents", data=data)
-    assert facts_of.call_count == 2
+    window = "it\u2019s fine to say so"
+    window_facts(window, INVISIBLE)
+    assert sparse_window.proven_normal((window + "x")[:-1])
+    read_document_text("AGENTS.md", "agents", window.encode())
+    assert not sparse_window.proven_normal((window + "x")[:-1])
     window_facts("a\u2019b", INVISIBLE)
     sparse_window.forget_last_window()
     assert not sparse_window.proven_normal("a\u2019b")
