@@ -32,4 +32,4 @@ def test_a_caller_changing_its_answer_changes_nothing_remembered() -> None:
     answer = scan_for_threats(INJECTION, "context")
     answer.append("changed")
     assert scan_for_threats(INJECTION, "context") == ["prompt_injection"]
-    assert scanner._last_found == ("prompt_injection",)
+    assert scanner._last_scan[2] == ("prompt_injection",)

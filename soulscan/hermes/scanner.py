@@ -89,21 +89,21 @@ def _gate_for_scope(scope: str) -> RuleSetGate:
 
 def scan_for_threats(text: str, scope: str = "context") -> list[str]:
     """The runtime's finding ids for ``text`` at ``scope``, in the runtime's order."""
-    global _last_text, _last_scope, _last_found
+    global _last_scan
     if not text:
         return []
-    if text == _last_text and scope == _last_scope:  # lengths first, then one C compare
-        return list(_last_found)
+    last_text, last_scope, last_found = _last_scan  # (one read: a consistent triple)
+    if text == last_text and scope == last_scope:  # lengths first, then one C compare
+        return list(last_found)
     found = _scan(text, scope)
-    _last_text, _last_scope, _last_found = text, scope, tuple(found)
+    _last_scan = text, scope, tuple(found)
     return found
 
 
 # The last text scanned, its scope and its findings. ``soulscan.pipeline`` judges a file's
 # text to learn whether it is clean, and a file that is not (or that the runtime cuts) is
 # judged again by its document: the second scan of the same text is a compare.
-_last_text = _last_scope = ""
-_last_found: tuple[str, ...] = ()
+_last_scan: tuple[str, str, tuple[str, ...]] = ("", "", ())
 
 
 def _scan(text: str, scope: str) -> list[str]:
