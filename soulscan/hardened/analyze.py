@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from soulscan.engine.rulepack import FILE_KINDS, Rule
+from soulscan.engine.text_memos import text_memo
 from soulscan.hardened.decode import decode_blobs
 from soulscan.hardened.frontmatter_view import frontmatter_span
 from soulscan.hardened.quoted import QuotedRegions
@@ -287,7 +288,7 @@ def _payload_matches(
     return _remembered_payload_matches(text, depth)
 
 
-@functools.lru_cache(maxsize=PAYLOAD_MEMO_SIZE)
+@text_memo(maxsize=PAYLOAD_MEMO_SIZE)
 def _remembered_payload_matches(text: str, depth: int) -> tuple[HardenedMatch, ...]:
     return tuple(_Analysis(text, "payload", depth).run())
 

@@ -12,13 +12,13 @@ string. Strings that hold a line break are searched for in the text itself.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import operator
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from soulscan.engine.text_memos import text_memo
 from soulscan.hardened.branch_search import found_each
 
 
@@ -99,7 +99,7 @@ class RepeatedLines:
         return found
 
 
-@functools.lru_cache(maxsize=8)
+@text_memo(maxsize=8)
 def repeated_lines(text: str) -> RepeatedLines | None:
     """The text read as its distinct lines, when they make up at most half of it; None
     otherwise. (``branch_search`` asks only for long texts, which pay the split.)"""

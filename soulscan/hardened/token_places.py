@@ -15,12 +15,12 @@ with a search of the whole text.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import operator
 from bisect import bisect_left
 from collections.abc import Iterable
 
+from soulscan.engine.text_memos import text_memo
 from soulscan.hardened.branch_search import found_each
 
 # Strings of words asked for before the code text is built: building it costs about as
@@ -143,7 +143,7 @@ def _every_code(codes: str, code: str) -> list[int]:
     return found
 
 
-@functools.lru_cache(maxsize=8)
+@text_memo(maxsize=8)
 def token_places(text: str) -> TokenPlaces:
     """The one ``TokenPlaces`` of a text (the strings it has been asked for counted)."""
     return TokenPlaces(text)
