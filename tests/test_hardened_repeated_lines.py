@@ -56,6 +56,9 @@ def test_a_text_of_mostly_distinct_lines_is_searched_whole() -> None:
     assert repeated_lines.repeated_lines("ab\n" * 20_000) is not None
     assert repeated_lines.repeated_lines("".join(f"{n}\n" for n in range(20_000))) is None
     assert branch_search._repeated_lines("a\n" * 100) is None  # too short to pay
+    # lines too short on average to pay a step each
+    assert branch_search._repeated_lines(("print x" + "\n" * 45) * 1_000) is None
+    assert branch_search._repeated_lines(("print x, then y, then z" + "\n") * 2_000) is not None
 
 
 @pytest.fixture
@@ -63,15 +66,17 @@ def small_texts_repeat(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Texts of any length are read through their distinct lines and their windows, or
     their tokens."""
     monkeypatch.setattr(branch_search, "REPEATED_LINES_FROM", 0)
+    monkeypatch.setattr(branch_search, "MIN_LINE_CHARS", 0)
     monkeypatch.setattr(branch_search, "MEMO_FROM_PLACES", 0)
     monkeypatch.setattr(branch_search, "MEMO_FROM_REACH", 0)
     monkeypatch.setattr(reach, "MEMO_PROBE", 4)
     monkeypatch.setattr(token_places, "BUILD_AFTER", 0)
-    repeated_lines.repeated_lines.cache_clear()
-    token_places.token_places.cache_clear()
+    memos = (repeated_lines.repeated_lines, token_places.token_places, branch_search._long_lines)
+    for memo in memos:
+        memo.cache_clear()
     yield
-    repeated_lines.repeated_lines.cache_clear()
-    token_places.token_places.cache_clear()
+    for memo in memos:
+        memo.cache_clear()
 
 
 @pytest.mark.parametrize(
@@ -167,7 +172,13 @@ def test_tries_once_a_window_find_what_each_try_finds(
     places = sorted({*range(0, len(text), 7), *(e % len(text) for e in extra)})
     lines = lines_of(text)
     assert lines is not None
-    assert list(matches_at_by_window(pattern, lines, places, around)) == list(matches_at(pattern, text, places))
+    expected = list(matches_at(pattern, text, places))
+    assert list(matches_at_by_window(pattern, lines, places, around)) == expected
+    saved, reach.MAX_KEY_LINES = reach.MAX_KEY_LINES, 2  # windows over more lines are tried
+    try:
+        assert list(matches_at_by_window(pattern, lines, places, around)) == expected
+    finally:
+        reach.MAX_KEY_LINES = saved
 
 
 def test_a_window_one_character_short_is_caught() -> None:

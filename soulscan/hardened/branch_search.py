@@ -31,6 +31,7 @@ import regex
 
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import matches_at, most_places
+from soulscan.engine.text_memos import text_memo
 from soulscan.hardened.anchor_finder import WordsIndex
 from soulscan.hardened.pattern_reading import Ends, Starts
 
@@ -209,15 +210,24 @@ def _places_in(
 # Texts shorter than this are searched whole: splitting a text into lines costs about as
 # much as a few searches of it (``anchor_finder.DISTINCT_LINES_FROM`` too).
 REPEATED_LINES_FROM = 1 << 15
+# Nor is a text of lines shorter than this on average read through its lines: reading them
+# costs a Python step a line (a megabyte of empty lines, ~0.2 s), more than searches save.
+MIN_LINE_CHARS = 16
 
 
 def _repeated_lines(haystack: str) -> RepeatedLines | None:
-    """The haystack read as its distinct lines, when it is long and repeats its lines."""
-    if len(haystack) < REPEATED_LINES_FROM:
+    """The haystack read as its distinct lines, when it is long, of lines long enough, and
+    repeats its lines."""
+    if len(haystack) < REPEATED_LINES_FROM or not _long_lines(haystack):
         return None
     from soulscan.hardened import repeated_lines  # long texts only: not at every start
 
     return repeated_lines.repeated_lines(haystack)
+
+
+@text_memo(maxsize=8)
+def _long_lines(haystack: str) -> bool:
+    return haystack.count("\n") * MIN_LINE_CHARS <= len(haystack)
 
 
 # A text that repeats its lines is searched once per distinct window a pattern can read

@@ -16,6 +16,7 @@ it, a lookahead or lookbehind no further than its body's widest width and reach.
 from __future__ import annotations
 
 import functools
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from re import _constants as C  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
@@ -118,6 +119,9 @@ def _node_extent(op: Any, av: Any) -> _Extent | None:
 
 # A memo that has answered fewer than one try in two after this many is given up on.
 MEMO_PROBE = 64
+# A window over more lines than this (very many short ones) is tried, not keyed: its key
+# would cost more than most tries.
+MAX_KEY_LINES = 1024
 
 
 def matches_at_by_window(
@@ -135,14 +139,15 @@ def matches_at_by_window(
     first = behind + _END_MARGIN
     last = len(text) - ahead - _END_MARGIN
     memo: dict[tuple[int, tuple[int, ...]], int] = {}
-    window = lines.window
+    window, starts = lines.window, lines.starts
     tries = hits = 0
     remembering = True
     match = pattern.match
     for place in places:
         if place < end:
             continue
-        if remembering and first <= place <= last:
+        if (remembering and first <= place <= last
+                and bisect_right(starts, place + ahead - 1) - bisect_right(starts, place - behind) < MAX_KEY_LINES):
             key = window(place - behind, place + ahead - 1)
             length = memo.get(key, _UNKNOWN)
             tries += 1
