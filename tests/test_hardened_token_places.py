@@ -25,7 +25,10 @@ _STRINGS = st.lists(
 )
 
 
-@pytest.mark.parametrize("most_tokens", [token_places.MOST_TOKENS, 2])
+@pytest.mark.parametrize(
+    ("most_tokens", "most_last_codes"),
+    [(token_places.MOST_TOKENS, token_places.MOST_LAST_CODES), (2, 6), (100, 1)],
+)
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(_TOKENS, min_size=1, max_size=40).map(" ".join),
@@ -35,17 +38,18 @@ _STRINGS = st.lists(
     st.integers(0, 60),
 )
 def test_places_through_tokens_are_every_occurrence(
-    most_tokens: int, text: str, strings: list[str], limit: int, begin: int, most: int
+    most_tokens: int, most_last_codes: int, text: str, strings: list[str], limit: int, begin: int,
+    most: int,
 ) -> None:
     limit = min(limit, len(text))
     places = TokenPlaces(text)
-    saved = token_places.BUILD_AFTER, token_places.MOST_TOKENS
-    token_places.BUILD_AFTER, token_places.MOST_TOKENS = 0, most_tokens
+    saved = token_places.BUILD_AFTER, token_places.MOST_TOKENS, token_places.MOST_LAST_CODES
+    token_places.BUILD_AFTER, token_places.MOST_TOKENS, token_places.MOST_LAST_CODES = 0, most_tokens, most_last_codes
     try:
         assert places.places(strings, limit, most, begin) == _every(text, strings, limit, most, begin)
         assert places.places(strings, len(text), len(text), 0) == _every(text, strings, len(text), len(text), 0)
     finally:
-        token_places.BUILD_AFTER, token_places.MOST_TOKENS = saved
+        token_places.BUILD_AFTER, token_places.MOST_TOKENS, token_places.MOST_LAST_CODES = saved
 
 
 def test_the_code_text_is_built_only_after_enough_strings() -> None:

@@ -26,6 +26,9 @@ from soulscan.hardened.branch_search import found_each
 # Strings of words asked for before the code text is built: building it costs about as
 # much as this many searches of the text.
 BUILD_AFTER = 24
+# A string of one piece is found by a search of the code text for each token beginning
+# with it, up to this many (a search of the text itself costs about as much as six).
+MOST_LAST_CODES = 6
 # The code text writes a token as one character: past this many distinct tokens, none.
 MOST_TOKENS = 0xD800
 
@@ -80,10 +83,10 @@ class TokenPlaces:
             itertools.accumulate(map(operator.add, map(len, tokens), itertools.repeat(1)), initial=0)
         )
 
-    def _beginning_with(self, piece: str) -> set[str]:
+    def _beginning_with(self, piece: str, most: int | None) -> set[str] | None:
         if self._ordered is None:
             self._ordered = sorted(self._tokens)
-        return _codes_beginning_with(self._tokens, self._ordered, piece)
+        return _codes_beginning_with(self._tokens, self._ordered, piece, most)
 
     def _found(self, string: str, begin: int, limit: int, most: int) -> list[int] | None:
         """The places of a string that begins with a space; None past `most`."""
@@ -95,11 +98,18 @@ class TokenPlaces:
             if code is None:
                 return []
             needle += code
+        if not needle and not last:
+            return found_each(self.text, (string,), limit, most, begin)  # a lone space
         # the token after the whole ones: any (the string ends with a space) or those
-        # beginning with the last piece
-        lasts = None if not last else self._beginning_with(last)
-        if lasts is not None and not lasts:
-            return []
+        # beginning with the last piece; a string of that piece alone is found by a search
+        # of the code text for each, or past MOST_LAST_CODES of them by one of the text
+        lasts = None
+        if last:
+            lasts = self._beginning_with(last, None if needle else MOST_LAST_CODES)
+            if lasts is None:
+                return found_each(self.text, (string,), limit, most, begin)
+            if not lasts:
+                return []
         tokens: list[int] = []  # the number of each token a place precedes
         if needle:
             find = codes.find
@@ -109,12 +119,10 @@ class TokenPlaces:
                 if at + after < len(codes) and (lasts is None or codes[at + after] in lasts):
                     tokens.append(at)
                 at = find(needle, at + 1)
-        elif lasts is not None:
-            for code in lasts:
+        else:
+            for code in lasts or ():
                 tokens += _every_code(codes, code)
             tokens.sort()
-        else:
-            return found_each(self.text, (string,), limit, most, begin)  # a lone space
         starts = self._starts
         width = len(string)
         found = [start - 1 for start in map(starts.__getitem__, tokens)
@@ -122,13 +130,18 @@ class TokenPlaces:
         return None if len(found) > most else found
 
 
-def _codes_beginning_with(tokens: dict[str, str], ordered: list[str], piece: str) -> set[str]:
-    """The codes of the tokens that begin with `piece` (`ordered`: the tokens, sorted)."""
+def _codes_beginning_with(
+    tokens: dict[str, str], ordered: list[str], piece: str, most: int | None
+) -> set[str] | None:
+    """The codes of the tokens that begin with `piece` (`ordered`: the tokens, sorted);
+    None past `most` of them."""
     found = set()
     for index in range(bisect_left(ordered, piece), len(ordered)):
         if not ordered[index].startswith(piece):
             break
         found.add(tokens[ordered[index]])
+        if most is not None and len(found) > most:
+            return None
     return found
 
 
