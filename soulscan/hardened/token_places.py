@@ -110,24 +110,23 @@ class TokenPlaces:
                 return found_each(self.text, (string,), limit, most, begin)
             if not lasts:
                 return []
-        tokens: list[int] = []  # the number of each token a place precedes
-        if needle:
-            find = codes.find
-            after = len(needle)
-            at = find(needle, 1)
+        # the whole pieces' codes, or each code of a last piece alone, where it starts a
+        # token (past the first) whose place is in range: counted as found, up to `most`
+        starts, width, find, after = self._starts, len(string), codes.find, len(needle)
+        found: list[int] = []
+        for sought in [needle] if needle else sorted(lasts or ()):
+            at = find(sought, 1)
             while at >= 0:
-                if at + after < len(codes) and (lasts is None or codes[at + after] in lasts):
-                    tokens.append(at)
-                at = find(needle, at + 1)
-        else:
-            for code in lasts or ():
-                tokens += _every_code(codes, code)
-            tokens.sort()
-        starts = self._starts
-        width = len(string)
-        found = [start - 1 for start in map(starts.__getitem__, tokens)
-                 if start - 1 >= begin and start - 1 + width <= limit]
-        return None if len(found) > most else found
+                if not needle or at + after < len(codes) and (lasts is None or codes[at + after] in lasts):
+                    place = starts[at] - 1
+                    if begin <= place and place + width <= limit:
+                        found.append(place)
+                        if len(found) > most:
+                            return None
+                at = find(sought, at + 1)
+        if not needle:
+            found.sort()
+        return found
 
 
 def _codes_beginning_with(
@@ -142,17 +141,6 @@ def _codes_beginning_with(
         found.add(tokens[ordered[index]])
         if most is not None and len(found) > most:
             return None
-    return found
-
-
-def _every_code(codes: str, code: str) -> list[int]:
-    """The tokens (past the first) written as `code`."""
-    found: list[int] = []
-    find = codes.find
-    at = find(code, 1)
-    while at >= 0:
-        found.append(at)
-        at = find(code, at + 1)
     return found
 
 
