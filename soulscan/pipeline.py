@@ -33,7 +33,13 @@ from soulscan.discovery import Discovery, Target, describe_os_error, discover, k
 from soulscan.errors import SoulscanError
 from soulscan.findings import PROFILES, document_findings, snippet_of
 from soulscan.hermes.cursor_bundle import load_cursor_bundle
-from soulscan.hermes.documents import _FRAMING, RuntimeDocument, document_label, load_document
+from soulscan.hermes.documents import (
+    _FRAMING,
+    RuntimeDocument,
+    _whole_summary,
+    document_label,
+    load_document,
+)
 from soulscan.hermes.sections import judge_section
 from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files, decode_runtime_text
 from soulscan.hermes.truncation import DEFAULT_MAX_CHARS
@@ -127,9 +133,9 @@ def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult
     path = str(target.path) if target.path is not None else "-"
     if (options.profile == "runtime" and target.kind in _PLAIN_CONTEXT_KINDS
             and options.hermes_home is None and options.context_length is None):
-        clean = _clean_context_result(target, path, data)
-        if clean is not None:
-            return clean
+        whole = _whole_context_result(target, path, data, options)
+        if whole is not None:
+            return whole
     document = load_document(
         path,
         target.kind,
@@ -141,29 +147,35 @@ def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult
 
 
 # Context kinds whose scanned text is their stripped text (no frontmatter removed, no legacy
-# template looked for): ``_clean_context_result`` judges them.
+# template looked for): ``_whole_context_result`` judges them.
 _PLAIN_CONTEXT_KINDS = frozenset({"agents", "claude", "cursorrules", "mdc"})
 
 
-def _clean_context_result(target: Target, path: str, data: bytes) -> FileResult | None:
+def _whole_context_result(target: Target, path: str, data: bytes,
+                          options: ScanOptions) -> FileResult | None:
     """The runtime-profile result of a file of ``_PLAIN_CONTEXT_KINDS`` that the runtime
-    loads whole (the default cap) and finds clean, as ``load_document`` and ``_file_result``
-    give it, without the document they build first (its region, its section in the prompt):
-    a clean file has no finding to place in them. None for any other file (undecodable,
-    empty, flagged, cut), which the document path judges (the scanner remembers its last
-    verdict: the text is not scanned twice)."""
+    takes whole (the default cap), as ``load_document`` and ``_file_result`` give it: a clean
+    one without the document they build first (its region, its section in the prompt), which
+    holds no finding to place; a flagged one from the section judged here (``load_document``
+    would decode, strip and judge it again). None for any other file (undecodable, empty,
+    cut), which the document path judges (the scanner remembers its last verdict: the text
+    is not scanned twice)."""
     try:
         text = decode_runtime_text(data)
     except UnicodeDecodeError:
         return None
     kind = target.kind
     header, trailer, _ = _FRAMING[kind]
-    judged = judge_section(text, document_label(path, kind), header=header, trailer=trailer,
-                           strip_frontmatter=False)
-    if judged is None or judged.ids:
+    label = document_label(path, kind)
+    judged = judge_section(text, label, header=header, trailer=trailer, strip_frontmatter=False)
+    if judged is None:
         return None
     if len(judged.header) + len(judged.content) + len(judged.trailer) > DEFAULT_MAX_CHARS:
         return None
+    if judged.ids:  # ``documents._context_document`` of a section that fits
+        document = RuntimeDocument(path, kind, label, text, _whole_summary(text, judged),
+                                   (judged.whole_region(),), judged.section)
+        return _file_result(target, document, options)
     # ``documents._whole_summary`` of a clean section: no frontmatter is removed here, so
     # its text starts after the leading whitespace alone (no detail)
     summary = _new_object(RuntimeSummary)

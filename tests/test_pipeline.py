@@ -589,11 +589,12 @@ _CLEAN_PIECES = ["\ufeff", " ", "\n", "\r\n", "\r", "\u00a0", "\u2028", "---\n",
     st.sampled_from(["agents", "claude", "cursorrules", "mdc", "soul", "hermes", "memory"]),
     st.sampled_from(["AGENTS.md", "x/CLAUDE.md", "sub/.cursorrules", "a.mdc", "-"]),
 )
-def test_a_clean_file_judged_without_its_document_is_the_document_path_result(
+def test_a_whole_file_judged_here_is_the_document_path_result(
         pieces: list[str], kind: str, name: str) -> None:
-    """``scan_target`` of the runtime profile answers a clean, whole file of a plain context
-    kind without building its document: the very result the document path gives, and no
-    answer for any other file (flagged, cut past the cap, empty, undecodable, other kinds)."""
+    """``scan_target`` of the runtime profile answers a file of a plain context kind that the
+    runtime takes whole from the section it judges itself (a clean one without building its
+    document): the very result the document path gives, and no answer for any other file
+    (cut past the cap, empty, undecodable, other kinds)."""
     from soulscan import pipeline
 
     data = "".join(pieces).encode("utf-8")
@@ -604,10 +605,11 @@ def test_a_clean_file_judged_without_its_document_is_the_document_path_result(
         expected = pipeline._file_result(target, document, options)
         assert scan_target(target, options, raw) == expected
         assert repr(scan_target(target, options, raw)) == repr(expected)
-        shortcut = (pipeline._clean_context_result(target, name, raw)
+        shortcut = (pipeline._whole_context_result(target, name, raw, options)
                     if kind in pipeline._PLAIN_CONTEXT_KINDS else None)
-        takes_it = (kind in pipeline._PLAIN_CONTEXT_KINDS and document.summary.action == "load"
-                    and document.summary.detail is None)
+        # (a blocked file's section is its placeholder: it always fits)
+        takes_it = (kind in pipeline._PLAIN_CONTEXT_KINDS
+                    and document.summary.action in ("load", "block"))
         assert (shortcut is not None) == takes_it, document.summary
         if shortcut is not None:
             assert repr(shortcut) == repr(expected) and shortcut == expected
