@@ -80,15 +80,14 @@ def _unleet(match: Match) -> str:
     return word.translate(_LEET) if digits * 2 <= len(word) else word
 
 
-def _read_leetspeak(view: View) -> tuple[View, dict[str, str]]:
+def _read_leetspeak(view: View, read: dict[str, str] | None = None) -> View:
     """`_LEET_WORD` words read by `_unleet`, as `rewrite` would, without running the pattern
     over the whole text: a leet word is a whole run of [a-z0-9] (its look-behind and
     look-ahead) holding a hint, so it is matched only from the start of a hint's run.
-    Also each word read otherwise, as it is read: in a text of runs of [a-z0-9] between
-    spaces, the same run is read alike wherever it stands."""
+    `read`, when given, gets each word read otherwise, as it is read: in a text of runs of
+    [a-z0-9] between spaces, the same run is read alike wherever it stands."""
     text = view.text
     pieces: list[str] = []
-    read: dict[str, str] = {}
     position = 0
     for hint in _leet_hints(text):
         if hint < position:
@@ -99,14 +98,14 @@ def _read_leetspeak(view: View) -> tuple[View, dict[str, str]]:
         word = _LEET_WORD.match(text, start)
         if word is not None:
             letters = _unleet(word)
-            if letters != word.group():
+            if read is not None and letters != word.group():
                 read[word.group()] = letters
             pieces += (text[position:start], letters)
             position = word.end()
     if not pieces:
-        return view, read
+        return view
     pieces.append(text[position:])
-    return View("words", "".join(pieces), view.offsets), read  # a word is read letter for letter
+    return View("words", "".join(pieces), view.offsets)  # a word is read letter for letter
 
 
 # An empty HTML comment renders as nothing, so it can split a word (`ig<!---->nore`).
@@ -299,8 +298,9 @@ def words_view(skeleton: View) -> View:
     # `<!-**--->`) hide it until they are gone.
     view = _markup(_line_break_hyphens(view, unchanged), unchanged)
     spaced, words = _single_spaced(view, plain)
-    view, read = _read_leetspeak(spaced)
-    tokens = _tokens(words, read, spaced.text)
+    read: dict[str, str] = {}  # what the leet pass read, for the tokens of a plain text
+    view = _read_leetspeak(spaced, None if words is None else read)
+    tokens = None if words is None else _tokens(words, read, spaced.text)
     if not view.text:
         return View("words", " ", ConstantMap(0, 0), {""})
     lead, trail = not view.text.startswith(" "), not view.text.endswith(" ")
@@ -315,12 +315,12 @@ def words_view(skeleton: View) -> View:
     return View("words", view.text, view.offsets, tokens)
 
 
-def _tokens(words: list[str] | None, read: dict[str, str], spaced: str) -> set[str] | None:
+def _tokens(words: list[str], read: dict[str, str], spaced: str) -> set[str] | None:
     """The distinct tokens the words view will have before its fillers are dropped (`""`
     for the spaces it starts and ends with): the `words` of a plain text, each as the leet
     pass `read` it. A word is read alike wherever it stands only where every word is a run
     of [a-z0-9] (no capital, which a skeleton never holds: otherwise unknown)."""
-    if words is None or (read and not spaced.islower()):
+    if read and not spaced.islower():
         return None
     tokens = set(words)
     if read:
