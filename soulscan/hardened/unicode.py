@@ -46,7 +46,7 @@ _LETTER = regex.compile(r"[\p{L}\p{N}]")
 # "Zalgo" text: ASCII characters buried under three or more combining marks each.
 _WORD = regex.compile(r"[\p{L}\p{M}]{2,64}")
 _LATIN = regex.compile(r"\p{Latin}")
-_FOREIGN_LOOKALIKE = frozenset(cp for cp in TO_ASCII if not regex.match(r"\p{Latin}", chr(cp)))
+_FOREIGN_LOOKALIKE = frozenset(cp for cp in TO_ASCII if not _LATIN.match(chr(cp)))
 # One C-speed scan tells whether a text holds any foreign look-alike at all (`re` scans a
 # set of characters several times faster than `regex`).
 _ANY_FOREIGN_LOOKALIKE = re.compile(
