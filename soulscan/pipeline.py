@@ -34,11 +34,11 @@ from soulscan.errors import SoulscanError
 from soulscan.findings import PROFILES, document_findings, snippet_of
 from soulscan.hermes.cursor_bundle import load_cursor_bundle
 from soulscan.hermes.documents import (
-    _FRAMING,
+    FRAMING,
     RuntimeDocument,
-    _whole_summary,
     document_label,
     load_document,
+    whole_summary,
 )
 from soulscan.hermes.sections import judge_section
 from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files, decode_runtime_text
@@ -165,7 +165,7 @@ def _whole_context_result(target: Target, path: str, data: bytes,
     except UnicodeDecodeError:
         return None
     kind = target.kind
-    header, trailer, _ = _FRAMING[kind]
+    header, trailer, _ = FRAMING[kind]
     label = document_label(path, kind)
     judged = judge_section(text, label, header=header, trailer=trailer, strip_frontmatter=False)
     if judged is None:
@@ -173,10 +173,10 @@ def _whole_context_result(target: Target, path: str, data: bytes,
     if len(judged.header) + len(judged.content) + len(judged.trailer) > DEFAULT_MAX_CHARS:
         return None
     if judged.ids:  # ``documents._context_document`` of a section that fits
-        document = RuntimeDocument(path, kind, label, text, _whole_summary(text, judged),
+        document = RuntimeDocument(path, kind, label, text, whole_summary(text, judged),
                                    (judged.whole_region(),), judged.section)
         return _file_result(target, document, options)
-    # ``documents._whole_summary`` of a clean section: no frontmatter is removed here, so
+    # ``documents.whole_summary`` of a clean section: no frontmatter is removed here, so
     # its text starts after the leading whitespace alone (no detail)
     summary = _new_object(RuntimeSummary)
     summary.__dict__.update({"action": "load", "ids": (), "chars_total": len(text),

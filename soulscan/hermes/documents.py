@@ -53,7 +53,7 @@ KINDS: Final = CONTEXT_KINDS + MEMORY_KINDS
 
 # How the runtime frames each kind's section: (a "## name" header, a blank-line trailer,
 # frontmatter stripped).
-_FRAMING: Final = {
+FRAMING: Final = {
     "soul": (False, False, False),
     "hermes": (True, False, True),
     "agents": (True, False, False),
@@ -148,7 +148,7 @@ def _context_document(
     if kind == "soul" and is_legacy_template_soul(text):
         return skip_document(path, kind, text, "legacy template: Hermes 0.19.0 overwrites it with its "
                      "built-in default SOUL.md and loads that instead")
-    header, trailer, strip_frontmatter = _FRAMING[kind]
+    header, trailer, strip_frontmatter = FRAMING[kind]
     judged = judge_section(text, label, header=header, trailer=trailer,
                            strip_frontmatter=strip_frontmatter)
     if judged is None:
@@ -157,7 +157,7 @@ def _context_document(
     max_chars = (DEFAULT_MAX_CHARS if hermes_home is None and context_length is None
                  else context_file_max_chars(hermes_home=hermes_home, context_length=context_length))
     if length <= max_chars:  # the common case: it fits, the section is the output
-        return _new(RuntimeDocument, (path, kind, label, text, _whole_summary(text, judged),
+        return _new(RuntimeDocument, (path, kind, label, text, whole_summary(text, judged),
                                       (judged.whole_region(),), judged.section))
     cut = plan_cut(length, max_chars)
     output, _ = truncate_content(
@@ -170,7 +170,7 @@ def _context_document(
     return RuntimeDocument(path, kind, label, text, summary, (region,), output)
 
 
-def _whole_summary(text: str, judged: JudgedSection) -> RuntimeSummary:
+def whole_summary(text: str, judged: JudgedSection) -> RuntimeSummary:
     """``context_summary`` of a section that reaches the model whole (no cut)."""
     if judged.ids:
         replaced = f"the whole file is replaced by: {judged.content}"
