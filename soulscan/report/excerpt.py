@@ -23,6 +23,7 @@ from soulscan.report.escape import (
     shorten,
     shorten_left,
 )
+from soulscan.report.repeats import repeated, repeating_from
 from soulscan.report.secret_screen import LONGEST_ANCHOR, SecretScreen
 from soulscan.textpos import LineIndex
 
@@ -216,6 +217,13 @@ class FileExcerpts:
         if not self._screen.clear(max(line_start, low - BEFORE_LIMIT - REDACTION_MARGIN),
                                   high + AFTER_LIMIT + REDACTION_MARGIN):
             return None
+        # A repeating text with its findings at repeating places (a file of emoji
+        # sequences): only the excerpts up to the first period of places that all show
+        # the same text as the period before are worked out, the rest repeat them.
+        repeats = repeating_from(text, line_start, BEFORE_LIMIT + 1, starts, ends, reach)
+        if repeats is not None:
+            period, first = repeats
+            del starts[first:], ends[first:]
         # (a before piece is cut at the line's start)
         befores = list(map(max, itertools.repeat(line_start),
                            map((-BEFORE_LIMIT - 1).__add__, starts)))
@@ -234,7 +242,10 @@ class FileExcerpts:
             windows = _EscapedWindows(text, list(new.values()))
             for key, cuts in new.items():
                 known[key] = windows.excerpt(cuts)
-        return list(map(known.__getitem__, keys))
+        shown = list(map(known.__getitem__, keys))
+        if repeats is not None:
+            shown.extend(repeated(shown[first - period :], len(locations) - first))
+        return shown
 
     def _line(self, number: int) -> _Line:
         line = self._lines.get(number)
