@@ -164,6 +164,11 @@ def test_without_a_process_to_fork_this_process_does_everything(
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_fork)
+    _assert_all_done_here()
+
+
+def _assert_all_done_here() -> None:
+    """Two workers asked for, 50 jobs: no worker, every job run by this process."""
     shared: SharedWork[str, int, tuple[int, int]] = SharedWork(_square_with_pid, 2, chunk=3)
     try:
         for job in range(50):
@@ -186,15 +191,7 @@ def test_where_fork_and_poll_do_not_exist_this_process_does_everything(
     monkeypatch.delattr(os, "fork")
     monkeypatch.delattr(select, "poll")
     monkeypatch.setattr(parallel, "CAN_FORK", False)
-    shared: SharedWork[str, int, tuple[int, int]] = SharedWork(_square_with_pid, 2, chunk=3)
-    try:
-        for job in range(50):
-            shared.add(str(job), job)
-        results = _all_results(shared)
-    finally:
-        shared.close()
-    assert not shared._workers
-    assert results == {str(job): (job * job, os.getpid()) for job in range(50)}
+    _assert_all_done_here()
 
 
 _BIG_PAYLOADS = """

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -257,6 +257,24 @@ def start_places(
 
         return token_places(haystack).places(strings, limit, most, begin)
     return found_each(haystack, strings, limit, most, begin)
+
+
+# The places of one string from `begin` below `limit`; None past `most`.
+PlacesOfOne = Callable[[str, int, int, int], list[int] | None]
+
+
+def places_string_by_string(
+    strings: Iterable[str], limit: int, most: int, begin: int, places_of: PlacesOfOne
+) -> list[int] | None:
+    """``start_places`` with each string's places found by ``places_of(string, begin,
+    limit, most left)``: string by string, each in increasing order; None past `most`."""
+    places: list[int] = []
+    for string in strings:
+        found = places_of(string, begin, limit, most - len(places))
+        if found is None:
+            return None
+        places += found
+    return places
 
 
 def found_each(

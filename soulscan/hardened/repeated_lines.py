@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from soulscan.engine.text_memos import text_memo
-from soulscan.hardened.branch_search import found_each
+from soulscan.hardened.branch_search import found_each, places_string_by_string
 
 
 @dataclass(frozen=True)
@@ -60,16 +60,12 @@ class RepeatedLines:
         """``branch_search.start_places``: every offset from `begin` where one of `strings`
         occurs whole below `limit` (string by string, each in increasing order); None past
         `most`."""
-        places: list[int] = []
-        for string in strings:
-            if not string or "\n" in string:
-                found = found_each(self.text, (string,), limit, most - len(places), begin)
-            else:
-                found = self._found(string, begin, limit, most - len(places))
-            if found is None:
-                return None
-            places += found
-        return places
+        return places_string_by_string(strings, limit, most, begin, self._places_of)
+
+    def _places_of(self, string: str, begin: int, limit: int, most: int) -> list[int] | None:
+        if not string or "\n" in string:
+            return found_each(self.text, (string,), limit, most, begin)
+        return self._found(string, begin, limit, most)
 
     def _found(self, string: str, begin: int, limit: int, most: int) -> list[int] | None:
         """The places of a string without a line break; None past `most`."""

@@ -21,7 +21,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 
 from soulscan.engine.text_memos import text_memo
-from soulscan.hardened.branch_search import found_each
+from soulscan.hardened.branch_search import found_each, places_string_by_string
 
 # Strings of words asked for before the code text is built: building it costs about as
 # much as this many searches of the text.
@@ -51,16 +51,12 @@ class TokenPlaces:
         """``branch_search.start_places``: every offset from `begin` where one of `strings`
         occurs whole below `limit` (string by string, each in increasing order); None past
         `most`."""
-        places: list[int] = []
-        for string in strings:
-            if string.startswith(" ") and self._indexed():
-                found = self._found(string, begin, limit, most - len(places))
-            else:
-                found = found_each(self.text, (string,), limit, most - len(places), begin)
-            if found is None:
-                return None
-            places += found
-        return places
+        return places_string_by_string(strings, limit, most, begin, self._places_of)
+
+    def _places_of(self, string: str, begin: int, limit: int, most: int) -> list[int] | None:
+        if string.startswith(" ") and self._indexed():
+            return self._found(string, begin, limit, most)
+        return found_each(self.text, (string,), limit, most, begin)
 
     def _indexed(self) -> bool:
         """Is the code text built (now, if this string makes enough)?"""
