@@ -117,20 +117,35 @@ class RealPaths:
     ``realpath`` asks the file system about every part of a path (``lstat`` each), so the
     thousands of files of a tree asked their ancestors' questions again and again. Here an
     absolute, normalised path is its resolved parent joined with its name, unless that
-    name is a symbolic link (then ``realpath`` itself answers); anything else (relative,
-    ``..``, a leading ``//``) goes to ``realpath`` as it is.
+    name is a symbolic link (then ``realpath`` itself answers); anything else (``..``, a
+    leading ``//``) goes to ``realpath`` as it is. A relative path (a tree scanned as
+    ``.``) is its absolute name (``getcwd`` is resolved) when no part of that is a link;
+    through a link ``realpath`` answers for it as named (a loop reads differently from a
+    relative name).
     """
 
     def __init__(self) -> None:
         self._known: dict[str, str] = {}
+        self._linkless: set[str] = {"/"}  # absolute paths with no link in any part
+        self._cwd: str | None = None
 
     def __call__(self, path: str) -> str:
         known = self._known.get(path)
         if known is not None:
             return known
-        resolved = self._resolve(path)
+        if path.startswith("/"):
+            resolved = self._resolve(path)
+        else:
+            absolute = os.path.join(self._getcwd(), path)
+            self(absolute)  # Hermes's finds name the same files absolutely: resolved once
+            resolved = absolute if absolute in self._linkless else os.path.realpath(path)
         self._known[path] = resolved
         return resolved
+
+    def _getcwd(self) -> str:
+        if self._cwd is None:
+            self._cwd = os.getcwd()
+        return self._cwd
 
     def _resolve(self, path: str) -> str:
         if not path.startswith("/") or path.startswith("//") or os.path.normpath(path) != path:
@@ -143,7 +158,11 @@ class RealPaths:
             is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
         except OSError:  # as realpath reads it (strict=False): not a link, kept as named
             is_link = False
-        return os.path.realpath(path) if is_link else candidate
+        if is_link:
+            return os.path.realpath(path)
+        if parent in self._linkless:
+            self._linkless.add(path)
+        return candidate
 
 
 def _mode(path: str) -> int | None:

@@ -83,7 +83,7 @@ def test_parent_hermes_md_counts_only_when_scanned(
 def test_real_paths_resolve_as_realpath_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """RealPaths (each directory resolved once) == os.path.realpath on a tree with links
     to directories and files, chains, dangling links, a loop, and paths realpath must
-    read as they are (relative, '..', '//', absent parts)."""
+    read as they are (relative, '..', '//', absent parts), relative ones through links."""
     import os
 
     from soulscan.shadowing import RealPaths
@@ -101,7 +101,9 @@ def test_real_paths_resolve_as_realpath_does(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "loop-2").symlink_to(tmp_path / "loop-1")
     monkeypatch.chdir(tmp_path / "c")
     base = str(tmp_path)
-    paths = [
+    paths = [  # relative ones first: their absolute names are then answered from memory
+        "file-link", "up/link-to-a/b/AGENTS.md", "up/relative-link/AGENTS.md", "up/a/b",
+        "up/loop-1/x", "../loop-2/x", "up/dangling/x", "up/absent", "up/c/../a", "./up", "",
         base, f"{base}/a", f"{base}/a/b/AGENTS.md", f"{base}/link-to-a/b/AGENTS.md",
         f"{base}/relative-link/AGENTS.md", f"{base}/chain/b", f"{base}/c/file-link",
         f"{base}/c/up/a/b", f"{base}/c/up/c/up/link-to-a", f"{base}/dangling/x",
