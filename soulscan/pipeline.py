@@ -428,7 +428,11 @@ class _OverlappedScan:
             self._shared.add(position, self._job(position))
         for outcomes in self._shared.results():
             self._record(outcomes)
-        return _report(discovery, planned, self.done)
+        report = _report(discovery, planned, self.done)
+        # The report lives until it is printed: out of the collector's sight too, so that
+        # the full collection while it is rendered (the part no worker shares) skips it.
+        gc.freeze()
+        return report
 
     def close(self) -> None:
         if self._shared is not None:
