@@ -201,10 +201,11 @@ def runtime_matches(
     if verdict is not None and len(text) > MAX_SCAN_CHARS:
         raise ValueError("runtime_matches: a verdict speaks only for the scan window")
     mapped = nfkc_mapped(text)
-    prepared = gate.prepare(mapped.text)
-    entries = (gate.candidates(prepared) if verdict is None
-               else [entry for entry in gate.rules if entry.rule.id in verdict])
-    lowered_of, folded = _lowered_reading(gate, mapped.text) if entries else (None, "")
+    named = None if verdict is None else [entry for entry in gate.rules if entry.rule.id in verdict]
+    lowered_of, folded, prepared_folded = (_lowered_reading(gate, mapped.text)
+                                           if named is None or named else (None, "", None))
+    prepared = gate.prepare(mapped.text, prepared_folded)
+    entries = gate.candidates(prepared) if named is None else named
     found: list[RuntimeMatch] = []
     for entry in entries:
         rule = entry.rule
@@ -230,22 +231,27 @@ _match_order = operator.attrgetter("start", "end", "rule_id")
 
 def _lowered_reading(
     gate: RuleSetGate, text: str
-) -> tuple[Callable[[GatedRule], re.Pattern[str] | None] | None, str]:
+) -> tuple[Callable[[GatedRule], re.Pattern[str] | None] | None, str, str | None]:
     """Which lowered pattern of a rule finds its matches in ``text`` (already NFKC) as its
     own pattern does, span for span, and the folded text it runs on: as ``scan_for_threats``
-    answers a window (``soulscan.engine.lowered``). (None, "") when no rule's would."""
+    answers a window (``soulscan.engine.lowered``); (None, "") when no rule's would. Third:
+    the folded text the gate's own checks read (``PreparedText.folded``) when the window's
+    facts give it, as the scan takes it (None: the prepared text folds it itself)."""
     if text.isascii():
-        return _LOWERED, text.lower()
+        lowered = text.lower()
+        return _LOWERED, lowered, lowered
     if not gate.ascii_anchors_only:
-        return None, ""
+        return None, "", None
     facts = window_facts(text, _pack_invisible())
     if not facts.normal or facts.folded is None:
-        return None, ""
+        return None, "", None
+    # (a letter reads as the stand-in only for a gate whose strings never hold it)
+    prepared_folded = facts.folded if gate.letters_fold or not facts.letters else None
     if facts.symbols_only:
-        return _LOWERED_FOR_SYMBOLS, facts.folded
+        return _LOWERED_FOR_SYMBOLS, facts.folded, prepared_folded
     if facts.letters:
-        return _LOWERED_FOR_LETTERS, facts.folded
-    return None, ""
+        return _LOWERED_FOR_LETTERS, facts.folded, prepared_folded
+    return None, "", prepared_folded
 
 
 _LOWERED = operator.attrgetter("lowered")
