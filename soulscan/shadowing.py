@@ -150,19 +150,30 @@ class RealPaths:
     def _resolve(self, path: str) -> str:
         if not path.startswith("/") or path.startswith("//") or os.path.normpath(path) != path:
             return os.path.realpath(path)
-        parent, name = os.path.split(path)
-        if not name:  # the root
-            return os.path.realpath(path)
-        candidate = os.path.join(self(parent), name)
-        try:
-            is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
-        except OSError:  # as realpath reads it (strict=False): not a link, kept as named
-            is_link = False
-        if is_link:
-            return os.path.realpath(path)
-        if parent in self._linkless:
-            self._linkless.add(path)
-        return candidate
+        # Up to the nearest ancestor known, then down from it, a loop and not a recursion:
+        # a tree may be deeper than Python's recursion limit.
+        unknown: list[str] = []
+        while path not in self._known:
+            parent, name = os.path.split(path)
+            if not name:  # the root
+                self._known[path] = os.path.realpath(path)
+                break
+            unknown.append(path)
+            path = parent
+        for path in reversed(unknown):
+            parent, name = os.path.split(path)
+            candidate = os.path.join(self._known[parent], name)
+            try:
+                is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+            except OSError:  # as realpath reads it (strict=False): not a link, kept as named
+                is_link = False
+            if is_link:
+                self._known[path] = os.path.realpath(path)
+            else:
+                self._known[path] = candidate
+                if parent in self._linkless:
+                    self._linkless.add(path)
+        return self._known[path]
 
 
 def _mode(path: str) -> int | None:

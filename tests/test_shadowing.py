@@ -83,7 +83,7 @@ def test_parent_hermes_md_counts_only_when_scanned(
 def test_real_paths_resolve_as_realpath_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """RealPaths (each directory resolved once) == os.path.realpath on a tree with links
     to directories and files, chains, dangling links, a loop, and paths realpath must
-    read as they are (relative, '..', '//', absent parts), relative ones through links."""
+    read as they are (relative, '..', '//', absent parts), relative ones through links, deeper than the recursion limit."""
     import os
 
     from soulscan.shadowing import RealPaths
@@ -109,6 +109,7 @@ def test_real_paths_resolve_as_realpath_does(tmp_path: Path, monkeypatch: pytest
         f"{base}/c/up/a/b", f"{base}/c/up/c/up/link-to-a", f"{base}/dangling/x",
         f"{base}/loop-1/x", f"{base}/absent/deeper/AGENTS.md", f"{base}/a/../link-to-a",
         f"{base}/./a", f"/{base}/a", f"{base}/a/", "relative", "../a/b", ".", "/",
+        "deeper/" * 1500 + "than-the-recursion-limit", f"{base}/a/" + "x/" * 1500 + "y",
     ]  # fmt: skip
     real_paths = RealPaths()
     for _ in range(2):  # the second time from what it remembered
