@@ -88,15 +88,16 @@ def takes_letters(pattern: str, flags: int) -> bool:
     to ``LETTER_STAND_IN``? As for symbols: a literal is lower-cased ASCII, never the
     stand-in nor a case of such a letter; ``\\w`` takes both, ``\\s`` and ``\\d`` neither, so
     do boundaries; only a set that names the stand-in (``[A-Z]``) tells them apart."""
-    return _names_none(pattern, SYMBOL_STAND_IN) and _names_none(pattern, LETTER_STAND_IN)
+    return _names_none(pattern, SYMBOL_STAND_IN, LETTER_STAND_IN)
 
 
-def _names_none(pattern: str, char: str) -> bool:
+def _names_none(pattern: str, *chars: str) -> bool:
+    """Does no literal or set member of ``pattern`` stand for any of ``chars``? (Parsed once.)"""
     try:
         nodes = list(_parser.parse(pattern, 0))
     except re.error:
         return False
-    return not _names(nodes, ord(char))
+    return not any(_names(nodes, ord(char)) for char in chars)
 
 
 def _names(nodes: list[Any], code: int) -> bool:
