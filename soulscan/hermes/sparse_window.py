@@ -53,12 +53,9 @@ class WindowFacts(NamedTuple):
     ascii_kept: bool = False
 
 
-def non_ascii_characters(window: str) -> str:
-    """Every non-ASCII character of ``window``, in order (lone surrogates too)."""
-    return _non_ascii_of(window.encode("utf-8", "surrogatepass"))
-
-
-def _non_ascii_of(utf8: bytes) -> str:
+def non_ascii_characters(utf8: bytes) -> str:
+    """Every non-ASCII character of a window, in order (lone surrogates too), from its
+    ``encode("utf-8", "surrogatepass")`` form."""
     return utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
 
 
@@ -123,7 +120,7 @@ def proven_normal(text: str) -> bool:
 
 def _facts_of(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
     utf8 = window.encode("utf-8", "surrogatepass")
-    others = _non_ascii_of(utf8)
+    others = non_ascii_characters(utf8)
     distinct = distinct_characters(others) if len(others) > _MANY else set(others)
     invisible = frozenset(distinct & invisible_chars)
     if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", others):
