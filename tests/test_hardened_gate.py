@@ -11,7 +11,7 @@ import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine.anchors import NON_ASCII
+from soulscan.engine.anchors import NON_ASCII, fold
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.hardened import gate
 from soulscan.hardened.anchor_finder import (
@@ -23,6 +23,7 @@ from soulscan.hardened.anchor_finder import (
     spaced_word,
     token_finder,
 )
+from soulscan.hardened.pattern_reading import Starts
 from soulscan.hardened.view_rules import ViewRules, applies, hardened_rules, rule_spans, view_gate
 from soulscan.hardened.views import VIEW_NAMES, Views
 
@@ -260,14 +261,26 @@ def test_token_finder_finds_exactly_the_anchors_in_texts_of_tokens(
     assert finder.present(folded) == expected, folded
 
 
+def _anchors_held(starts: tuple[Starts, ...] | None, anchors: frozenset[str]) -> dict[str, frozenset[str]]:
+    """Each string of `starts` -> the `anchors` (folded text) it holds, when it holds any:
+    by an ``in`` of every anchor."""
+    held = {}
+    for string in {string for group in starts or () for string in group.strings}:
+        folded = fold(string)
+        inside = frozenset(anchor for anchor in anchors if anchor in folded)
+        if inside:
+            held[string] = inside
+    return held
+
+
 def test_what_a_gate_needs_of_start_strings_is_what_they_hold() -> None:
-    from soulscan.hardened.pattern_reading import anchors_held, leading_strings, starts_union
+    from soulscan.hardened.pattern_reading import leading_strings, starts_union
 
     for view in VIEW_NAMES:
         view_gate_ = view_gate(view, "agents")
         for gated, _, _ in view_gate_.rules:
             starts = starts_union([leading_strings(branch, gated.rule.regex_flags) for branch in gated.branches])
-            expected = anchors_held(starts, view_gate_.anchors)
+            expected = _anchors_held(starts, view_gate_.anchors)
             assert view_gate_._needs(starts) == expected, gated.rule.id
             assert view_gate_._needs(starts) == expected, gated.rule.id  # and once remembered
 

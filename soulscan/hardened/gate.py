@@ -279,7 +279,7 @@ class ViewGate:
         self._looked_up = frozenset(searched)
         self._live: dict[frozenset[str], dict[str, BranchSearch]] = {}
         self._live_by_tests: dict[frozenset[int], dict[str, BranchSearch]] = {}
-        # start string -> the anchors it holds once folded (``pattern_reading.anchors_held``)
+        # start string -> the anchors it holds once folded (``anchors_inside``)
         self._held: dict[str, frozenset[str]] = {}
 
     def _finder(self) -> AnchorFinder:
@@ -353,7 +353,8 @@ class ViewGate:
         return BranchSearch(rule.compiled, starts, self._needs(starts), live, ends, after)
 
     def _needs(self, starts: tuple[Starts, ...] | None) -> dict[str, frozenset[str]]:
-        """``anchors_held(starts, self.anchors)``, each string's anchors worked out once."""
+        """Each string of `starts` -> the gate's anchors it holds once folded, when it holds
+        any (``anchors_inside``), each string's anchors worked out once."""
         strings = {string for group in starts or () for string in group.strings}
         for string in strings - self._held.keys():
             self._held[string] = anchors_inside(fold(string), self.anchors)

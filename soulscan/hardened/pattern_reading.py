@@ -5,8 +5,7 @@ r"""What a regex-dialect pattern says about where its matches lie, read from ``r
 * ``trailing_strings``: the literal texts every match ends with, and how long a match is
   (``Ends``);
 * ``leading_lookbehind``: the one-character lookbehind a pattern starts with, alone;
-* ``starts_union`` and ``anchors_held``: the starts of an alternation from its branches',
-  and the gate's anchors each start string holds.
+* ``starts_union``: the starts of an alternation from its branches'.
 
 ``soulscan.hardened.branch_search`` searches a rule only at the places these leave, and
 ``soulscan.hardened.gate`` looks the start strings up with the rules' anchors.
@@ -18,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
@@ -27,7 +26,7 @@ from typing import Any
 import regex
 
 from soulscan.engine import cache
-from soulscan.engine.anchors import extract_regex_anchors, fold, rarity
+from soulscan.engine.anchors import extract_regex_anchors, rarity
 from soulscan.engine.segments import MIN_START_RARITY
 from soulscan.hardened.anchor_finder import KeyedStrings, WordsIndex
 
@@ -244,18 +243,6 @@ MERGED_CHARS = 5
 def _head(string: str) -> str:
     spaces = len(string) - len(string.lstrip(" "))
     return string[: spaces + MERGED_CHARS]
-
-
-def anchors_held(starts: tuple[Starts, ...] | None, anchors: Iterable[str]) -> dict[str, frozenset[str]]:
-    """Each string of `starts` -> the `anchors` (folded text) it holds, when it holds any."""
-    anchors = tuple(anchors)
-    held = {}
-    for string in {string for group in starts or () for string in group.strings}:
-        folded = fold(string)
-        inside = frozenset(anchor for anchor in anchors if anchor in folded)
-        if inside:
-            held[string] = inside
-    return held
 
 
 def starts_union(starts: Sequence[Starts | None], merge_heads: bool = True) -> tuple[Starts, ...] | None:
