@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -383,13 +383,23 @@ def test_a_caller_keeps_reading_the_cache_directory_from_the_environment(tmp_pat
     assert _run(probe, tmp_path / "cache", tmp_path).splitlines()[-1] == "[] False"
 
 
-def test_a_memos_record_name_is_found_by_its_sources_state_without_reading_them(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache_home = tmp_path / "cache"
-    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(cache_home))
+_MEMO_PARTS = ("memo_named", "double")  # the memoised function: its module, its name
+
+
+@pytest.fixture
+def memo_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A memoised function's source, in a cache directory of the test's own; the memo
+    name index is forgotten after the test."""
+    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(tmp_path / "cache"))
     module = tmp_path / "memo_named.py"
     module.write_text(_MEMO_MODULE, encoding="utf-8")
-    parts = ("memo_named", "double")
+    yield module
+    cache._MEMO_NAMES.clear()
+
+
+def test_a_memos_record_name_is_found_by_its_sources_state_without_reading_them(
+        memo_source: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module, parts = memo_source, _MEMO_PARTS
     name = cache.memo_record_name(module, (), parts)
     assert name is not None and name.startswith("memo-")
     for table in cache._MEMO_NAMES.values():
@@ -411,7 +421,6 @@ def test_a_memos_record_name_is_found_by_its_sources_state_without_reading_them(
     os.utime(module, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000))
     edited = cache.memo_record_name(module, (), parts)
     assert module in reads and edited not in (None, name)
-    cache._MEMO_NAMES.clear()
 
 
 @pytest.mark.parametrize(
@@ -424,15 +433,9 @@ def test_a_memos_record_name_is_found_by_its_sources_state_without_reading_them(
     ],
 )
 def test_a_memo_name_index_entry_of_another_shape_is_never_used(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stored: object) -> None:
-    cache_home = tmp_path / "cache"
-    monkeypatch.setenv("SOULSCAN_CACHE_DIR", str(cache_home))
-    module = tmp_path / "memo_named.py"
-    module.write_text(_MEMO_MODULE, encoding="utf-8")
-    parts = ("memo_named", "double")
-    name = cache.memo_record_name(module, (), parts)
+        memo_source: Path, stored: object) -> None:
+    name = cache.memo_record_name(memo_source, (), _MEMO_PARTS)
     for table in cache._MEMO_NAMES.values():
         table.known = {key: stored for key in table.new}  # as if read from a damaged record
         table.new = {}
-    assert cache.memo_record_name(module, (), parts) == name
-    cache._MEMO_NAMES.clear()
+    assert cache.memo_record_name(memo_source, (), _MEMO_PARTS) == name
