@@ -110,9 +110,15 @@ def lines_of(text: str, most_chars: int | None = None) -> RepeatedLines | None:
     distinct = "\n".join(numbers)
     if most_chars is not None and len(distinct) > most_chars:
         return None
-    line_starts = list(itertools.accumulate(map(operator.add, map(len, lines), itertools.repeat(1)), initial=0))
+    line_starts = joined_starts(lines)
     copies: list[list[int]] = [[] for _ in numbers]
     for number, start in zip(numbered, line_starts):
         copies[number].append(start)
-    firsts = list(itertools.accumulate(map(operator.add, map(len, numbers), itertools.repeat(1)), initial=0))
+    firsts = joined_starts(numbers)
     return RepeatedLines(text, distinct, firsts, copies, numbered, line_starts)
+
+
+def joined_starts(pieces: Iterable[str]) -> list[int]:
+    """Where each of `pieces` starts in them joined by a one-character separator (and, last,
+    one past the end of the joined text): their lengths plus one, accumulated in C."""
+    return list(itertools.accumulate(map(operator.add, map(len, pieces), itertools.repeat(1)), initial=0))

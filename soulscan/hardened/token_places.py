@@ -15,13 +15,12 @@ with a search of the whole text.
 
 from __future__ import annotations
 
-import itertools
-import operator
 from bisect import bisect_left
 from collections.abc import Iterable
 
 from soulscan.engine.text_memos import text_memo
 from soulscan.hardened.branch_search import found_each, places_string_by_string
+from soulscan.hardened.repeated_lines import joined_starts
 
 # Strings of words asked for before the code text is built: building it costs about as
 # much as this many searches of the text.
@@ -75,9 +74,7 @@ class TokenPlaces:
             return
         self._tokens = dict(zip(distinct, map(chr, range(len(distinct))), strict=True))
         self._codes = "".join(map(self._tokens.__getitem__, tokens))
-        self._starts = list(
-            itertools.accumulate(map(operator.add, map(len, tokens), itertools.repeat(1)), initial=0)
-        )
+        self._starts = joined_starts(tokens)
 
     def _beginning_with(self, piece: str, most: int | None) -> set[str] | None:
         if self._ordered is None:
