@@ -115,9 +115,9 @@ def judge_section(
     if prepared is None:
         return None
     found = scan_for_threats(prepared.scanned, "context")
-    framing = (f"## {label}\n\n" if header else "", "\n\n" if trailer else "")  # section_header
+    heading = section_header(label) if header else ""
+    ending = "\n\n" if trailer else ""
     if found:
-        ids = tuple(found)
-        return _new(JudgedSection, (prepared, ids, framing[0], blocked_placeholder(label, found),
-                                    framing[1]))
-    return _new(JudgedSection, (prepared, (), framing[0], prepared.scanned, framing[1]))
+        return _new(JudgedSection, (prepared, tuple(found), heading,
+                                    blocked_placeholder(label, found), ending))
+    return _new(JudgedSection, (prepared, (), heading, prepared.scanned, ending))
