@@ -52,7 +52,7 @@ class BoundedGap:
     def finditer(self, text: str) -> Iterator[tuple[int, int]]:
         """The spans ``re.finditer`` reports for the pattern, in order."""
         stretch_start = 0
-        for close_at in self._closers(text):
+        for close_at in _starts(self.closer, self.caseless_closer, text, 0, len(text)):
             stop_at = close_at + self.closer_length - 1
             previous_stop = text.rfind(self.stop, stretch_start, stop_at)
             if previous_stop >= 0:
@@ -62,16 +62,6 @@ class BoundedGap:
                 yield start, stop_at + 1
             stretch_start = stop_at + 1
 
-    def _closers(self, text: str) -> Iterator[int]:
-        """Where the closer starts (``str.find`` when case cannot matter: C speed)."""
-        if self.caseless_closer is None:
-            yield from (found.start() for found in self.closer.finditer(text))
-            return
-        index = text.find(self.caseless_closer)
-        while index >= 0:
-            yield index
-            index = text.find(self.caseless_closer, index + 1)
-
     def search(self, text: str) -> bool:
         return next(self.finditer(text), None) is not None
 
@@ -80,7 +70,7 @@ class BoundedGap:
         closer at ``close_at``."""
         reach = self.opener_length + self.before + self.longest_word + self.after
         lo = max(lo, close_at - reach)
-        openings = self._openers(text, lo, close_at)
+        openings = _starts(self.opener, self.caseless_opener, text, lo, close_at)
         first = next(openings, None)
         if first is None:
             return None
@@ -102,16 +92,20 @@ class BoundedGap:
                 return opening
         return None
 
-    def _openers(self, text: str, lo: int, end: int) -> Iterator[int]:
-        """Where the opener starts inside ``[lo, end)`` (``str.find`` when case cannot
-        matter: C speed), overlapping ones too."""
-        if self.caseless_opener is None:
-            yield from (found.start() for found in self.opener.finditer(text, lo, end))
-            return
-        index = text.find(self.caseless_opener, lo, end)
-        while index >= 0:
-            yield index
-            index = text.find(self.caseless_opener, index + 1, end)
+
+def _starts(
+    finder: re.Pattern[str], caseless: str | None, text: str, lo: int, end: int
+) -> Iterator[int]:
+    """Where a literal (the opener or the closer) starts inside ``[lo, end)``, overlapping
+    ones too: by its ``_finder``, or by ``str.find`` (C speed) when it is ``caseless``, the
+    literal itself, no character of it having another case."""
+    if caseless is None:
+        yield from (found.start() for found in finder.finditer(text, lo, end))
+        return
+    index = text.find(caseless, lo, end)
+    while index >= 0:
+        yield index
+        index = text.find(caseless, index + 1, end)
 
 
 def bounded_gap(pattern: str, flags: int) -> BoundedGap | None:
