@@ -38,7 +38,7 @@ from soulscan.hermes.documents import (
     RuntimeDocument,
     document_label,
     load_document,
-    whole_summary,
+    whole_document,
 )
 from soulscan.hermes.sections import judge_section
 from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files, decode_runtime_text
@@ -170,12 +170,10 @@ def _whole_context_result(target: Target, path: str, data: bytes,
     judged = judge_section(text, label, header=header, trailer=trailer, strip_frontmatter=False)
     if judged is None:
         return None
-    if len(judged.header) + len(judged.content) + len(judged.trailer) > DEFAULT_MAX_CHARS:
+    if judged.section_length > DEFAULT_MAX_CHARS:
         return None
     if judged.ids:  # ``documents._context_document`` of a section that fits
-        document = RuntimeDocument(path, kind, label, text, whole_summary(text, judged),
-                                   (judged.whole_region(),), judged.section)
-        return _file_result(target, document, options)
+        return _file_result(target, whole_document(path, kind, label, text, judged), options)
     # ``documents.whole_summary`` of a clean section: no frontmatter is removed here, so
     # its text starts after the leading whitespace alone (no detail)
     summary = _new_object(RuntimeSummary)

@@ -157,8 +157,7 @@ def _context_document(
     max_chars = (DEFAULT_MAX_CHARS if hermes_home is None and context_length is None
                  else context_file_max_chars(hermes_home=hermes_home, context_length=context_length))
     if length <= max_chars:  # the common case: it fits, the section is the output
-        return _new(RuntimeDocument, (path, kind, label, text, whole_summary(text, judged),
-                                      (judged.whole_region(),), judged.section))
+        return whole_document(path, kind, label, text, judged)
     cut = plan_cut(length, max_chars)
     output, _ = truncate_content(
         judged.section, _TRUNCATION_LABELS[kind], hermes_home=None, max_chars=max_chars,
@@ -168,6 +167,14 @@ def _context_document(
     region = judged.region(kept)
     summary = context_summary(text, judged, region, cut, max_chars, length)
     return RuntimeDocument(path, kind, label, text, summary, (region,), output)
+
+
+def whole_document(path: str, kind: str, label: str, text: str,
+                   judged: JudgedSection) -> RuntimeDocument:
+    """The document of a file whose section reaches the model whole (no cut): the
+    section is its output."""
+    return _new(RuntimeDocument, (path, kind, label, text, whole_summary(text, judged),
+                                  (judged.whole_region(),), judged.section))
 
 
 def whole_summary(text: str, judged: JudgedSection) -> RuntimeSummary:
