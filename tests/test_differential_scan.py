@@ -30,6 +30,8 @@ from support.runtimes import soulscan_entry
 from support.spec import same_first_message, sort_invisible_runs
 from support.strategies import scan_text
 
+from soulscan.hermes.scanner import use_quick_gate
+
 pytestmark = pytest.mark.oracle
 
 SCOPES = ("all", "context", "strict")
@@ -43,8 +45,23 @@ def soulscan_scan(text: str, scope: str) -> Any:
         return {"error": "ValueError", "message": str(exc)}
 
 
+# soulscan's scans with its RE2 set built at once (0) and never (None): the verdicts of both
+# are compared with the runtime's (``soulscan.hermes.scanner.use_quick_gate``).
+QUICK_GATE_MODES = (0, None)
+
+
 def compare_texts(oracle: Oracle, texts: Sequence[str], tally: Tally, label: str) -> None:  # noqa: F811
-    """Every text through every scanner entry point on both sides; assert equality."""
+    """Every text through every scanner entry point on both sides, soulscan's with each
+    quick-gate mode; assert equality."""
+    for mode in QUICK_GATE_MODES:
+        use_quick_gate(mode)
+        try:
+            _compare_texts(oracle, texts, tally, label)
+        finally:
+            use_quick_gate()
+
+
+def _compare_texts(oracle: Oracle, texts: Sequence[str], tally: Tally, label: str) -> None:  # noqa: F811
     requests: list[dict[str, Any]] = []
     for index, text in enumerate(texts):
         requests.append({"op": "first_threat_message", "text": text, "scope": SCOPES[index % 3]})

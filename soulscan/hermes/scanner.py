@@ -17,14 +17,18 @@ import gc
 import itertools
 import operator
 import re
+import unicodedata
 from collections.abc import Callable, Collection
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from soulscan.engine.prefilter import GatedRule, RuleSetGate, gated_python_re
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.engine.text_memos import on_forget
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
 from soulscan.hermes.sparse_window import window_facts
+
+if TYPE_CHECKING:
+    from soulscan.engine.re2_gate import SetGate
 
 MAX_SCAN_CHARS = 65_536
 SCOPES = ("all", "context", "strict")
@@ -118,6 +122,13 @@ on_forget(_forget_last_scan)  # a benchmark's repeated runs scan afresh (engine/
 def _scan(text: str, scope: str) -> list[str]:
     gate = _GATES.get(scope) or _gate_for_scope(scope)
     window = text[:MAX_SCAN_CHARS]
+    quick = _QUICK.get(scope)
+    if quick is not None:
+        answer = _quick_answer(quick, window)
+        if answer is not None:
+            return answer
+    elif _quick_due(len(window)):
+        return _scan(text, scope)
     if window.isascii():  # no invisible character, NFKC changes nothing, folding lowers
         return [rule.id for rule in gate.rules_matching(window, window.lower())]
     facts = window_facts(window, _pack_invisible())
@@ -128,7 +139,10 @@ def _scan(text: str, scope: str) -> list[str]:
         if facts.ascii_kept and gate.ascii_anchors_only and not gate.may_any_match(
                 window.encode("ascii", "replace").decode("ascii").lower()):
             return findings
-        matching = gate.matching_rules(gate.prepare(nfkc(window)))
+        normal = nfkc(window)
+        if quick is not None and _none_may_match(quick, normal):
+            return findings
+        matching = gate.matching_rules(gate.prepare(normal))
     elif facts.folded is not None and gate.ascii_anchors_only and (
             gate.letters_fold or not facts.letters):  # as the runtime pack's gates do
         matching = gate.rules_matching(window, facts.folded, facts.symbols_only,
@@ -141,6 +155,63 @@ def _scan(text: str, scope: str) -> list[str]:
 
 # scope -> its gate, filled on first use (a dict lookup a scan, not a cached call)
 _GATES: dict[str, RuleSetGate] = {}
+
+
+# An RE2 set (``soulscan.engine.re2_gate``) answers most windows in one linear pass: "no
+# rule can match, and these invisible characters occur". Its import and build (~15 ms) pay
+# once a process has scanned this many characters; a one-file run never builds it.
+QUICK_AFTER_CHARS = 1_000_000
+_quick_after: int | None = QUICK_AFTER_CHARS  # None: never (``use_quick_gate``)
+_scanned_chars = 0
+# scope -> its RE2 set, once due; an empty dict until then
+_QUICK: dict[str, SetGate] = {}
+
+
+def use_quick_gate(after_chars: int | None = QUICK_AFTER_CHARS) -> None:
+    """Build the RE2 sets once this many characters are scanned (0: at the next scan;
+    None: never, and drop those built). The verdicts are the same either way."""
+    global _quick_after, _scanned_chars
+    _quick_after, _scanned_chars = after_chars, 0
+    _QUICK.clear()
+    _forget_last_scan()  # the next scan is answered by the gate chosen now
+
+
+def _quick_due(chars: int) -> bool:
+    """Count a window's characters; build the sets when they are due (True: built)."""
+    global _scanned_chars, _quick_after
+    _scanned_chars += chars
+    if _quick_after is None or _scanned_chars < _quick_after:
+        return False
+    try:
+        from soulscan.engine.re2_gate import SetGate
+        invisible = sorted(_pack_invisible())
+        for scope in SCOPES:  # the patterns as each rule's own search runs them
+            entries = _gate_in(_members(scope)).rules
+            _QUICK[scope] = SetGate([(entry.rule.pattern, entry.flags) for entry in entries],
+                                    invisible)
+    except ImportError:  # google-re2 missing: the pure-Python gates answer alone
+        _quick_after = None
+        _QUICK.clear()
+        return False
+    return True
+
+
+def _quick_answer(quick: SetGate, window: str) -> list[str] | None:
+    """The findings of a window that is its own NFKC form and in which no rule's superset
+    matches; None when a rule may match (the gate decides), the window is not NFKC (the
+    gate's own shortcut comes first, then ``_none_may_match`` on the NFKC form) or the set
+    cannot say."""
+    if not window.isascii() and not unicodedata.is_normalized("NFKC", window):
+        return None
+    found = quick.possible(window)
+    if found is None or found[0] or quick.always:
+        return None
+    return [invisible_id(ch) for ch in sorted(found[1])]
+
+
+def _none_may_match(quick: SetGate, text: str) -> bool:
+    found = quick.possible(text)
+    return found is not None and not found[0] and not quick.always
 
 
 def threat_message(finding: str) -> str:
