@@ -183,6 +183,9 @@ def superset_source(pattern: str, flags: int) -> str | None:
         return None
 
 
+_NOTHING: tuple[frozenset[int], frozenset[str]] = (frozenset(), frozenset())
+
+
 class SetGate:
     """Patterns (``re`` source and flags) compiled as one RE2 set; ``possible`` names the
     ones that may match a text, and literal characters (``chars``) that occur in it."""
@@ -226,6 +229,8 @@ class SetGate:
         except UnicodeEncodeError:  # a lone surrogate
             return None
         found = self._match(data)
+        if len(found) == 1 and found[0] == self._sentinel:  # most texts: nothing but the end
+            return _NOTHING
         if self._sentinel not in found:
             return None
         index = self._index
