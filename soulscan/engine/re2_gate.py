@@ -54,6 +54,10 @@ class _Refused(Exception):
     """The pattern holds something this widening does not prove."""
 
 
+class SetUnavailable(Exception):
+    """No RE2 set can be built here (google-re2 missing, or RE2 refused to compile it)."""
+
+
 def _escape(cp: int) -> str:
     return f"\\x{{{cp:x}}}"
 
@@ -192,7 +196,10 @@ class SetGate:
     ones that may match a text, and literal characters (``chars``) that occur in it."""
 
     def __init__(self, patterns: Sequence[tuple[str, int]], chars: Sequence[str] = ()) -> None:
-        import re2  # type: ignore[import-untyped]  # imported by the scans that pay for it
+        try:
+            import re2  # type: ignore[import-untyped]  # imported by the scans that pay for it
+        except ImportError as exc:
+            raise SetUnavailable("google-re2 is not installed") from exc
 
         options = re2.Options()
         options.max_mem = SET_MEMORY
@@ -217,7 +224,10 @@ class SetGate:
             self._index.append(-1 - place)
         self._sentinel = len(self._index)
         built.Add(r"\z")
-        built.Compile()
+        try:
+            built.Compile()
+        except re2.error as exc:  # a program over its memory
+            raise SetUnavailable(str(exc)) from exc
         self.always = frozenset(always)
         self._chars = tuple(chars)
         self._match = built._set.Match  # the bound C++ method: no str-or-bytes dispatch a call

@@ -182,14 +182,14 @@ def _quick_due(chars: int) -> bool:
     _scanned_chars += chars
     if _quick_after is None or _scanned_chars < _quick_after:
         return False
+    from soulscan.engine.re2_gate import SetGate, SetUnavailable
     try:
-        from soulscan.engine.re2_gate import SetGate
         invisible = sorted(_pack_invisible())
         for scope in SCOPES:  # the patterns as each rule's own search runs them
             entries = _gate_in(_members(scope)).rules
             _QUICK[scope] = SetGate([(entry.rule.pattern, entry.flags) for entry in entries],
                                     invisible)
-    except ImportError:  # google-re2 missing: the pure-Python gates answer alone
+    except SetUnavailable:  # the pure-Python gates answer alone
         _quick_after = None
         _QUICK.clear()
         return False
