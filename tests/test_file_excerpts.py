@@ -241,6 +241,59 @@ def test_hidden_characters_along_one_line_take_the_one_line_path() -> None:
             whole_line_excerpt(other, location) for location in other_locations]
 
 
+@st.composite
+def short_line_and_spans(draw: st.DrawFn) -> tuple[str, list[tuple[int, int]]]:
+    """Spans that all lie on one short line among others (a line of hidden-bit encodings)."""
+    lines = draw(st.lists(st.lists(st.sampled_from(ONE_LINE_PIECES), max_size=20).map("".join),
+                          min_size=1, max_size=3))
+    number = draw(st.integers(0, len(lines) - 1))
+    start = sum(len(line) + 1 for line in lines[:number])
+    ends = st.integers(start, start + len(lines[number]))
+    spans = draw(st.lists(st.tuples(ends, ends).map(sorted).map(tuple), min_size=1, max_size=40))
+    return "\n".join(lines), spans  # type: ignore[return-value]
+
+
+@EXCERPT_SETTINGS
+@given(case=short_line_and_spans())
+def test_findings_on_one_short_line_show_their_line_excerpts(
+    case: tuple[str, list[tuple[int, int]]]
+) -> None:
+    """The short-line path answers for a line that holds no secret, what each finding's
+    line shows; a line that holds one is left to the shared windows."""
+    text, spans = case
+    index = LineIndex.of(text)
+    locations = [index.location(start, end) for start, end in spans]
+    excerpts = FileExcerpts(text, LineIndex.of(text))
+    line = excerpts._line(locations[0].line)
+    assert line.short
+    shown = excerpts._on_one_short_line(locations[0].line, line, locations)
+    line_text = text.split("\n")[locations[0].line - 1]
+    assert (shown is None) == (redact(line_text) != line_text)
+    if shown is not None:
+        assert shown == [whole_line_excerpt(text, location) for location in locations]
+        many = locations * (excerpt_module.FEW_FINDINGS // len(locations) + 1)
+        assert FileExcerpts(text, LineIndex.of(text)).excerpts(many) == shown * (
+            excerpt_module.FEW_FINDINGS // len(locations) + 1)
+
+
+def test_hidden_bits_on_one_short_line_take_the_short_line_path() -> None:
+    """A line of invisible operators and zero-width spaces (each a finding), followed by
+    more text, is escaped once; its excerpts are those of the line."""
+    bits = "\u2064\u2062\u2062\u2064\u200b" * 60
+    text = "Encoded: " + bits + " tail \\u{2064}\nnext line\n"
+    index = LineIndex.of(text)
+    locations = [index.location(at, at + 1) for at, char in enumerate(text) if char in bits]
+    excerpts = FileExcerpts(text, LineIndex.of(text))
+    with mock.patch.object(FileExcerpts, "_shared", side_effect=AssertionError("shared")):
+        shown = excerpts.excerpts(locations)
+    assert shown == [whole_line_excerpt(text, location) for location in locations]
+    secret = text.replace(" tail", " token=abcdefghijklmnop")
+    index = LineIndex.of(secret)
+    locations = [index.location(at, at + 1) for at, char in enumerate(secret) if char in bits]
+    assert FileExcerpts(secret, index).excerpts(locations) == [
+        whole_line_excerpt(secret, location) for location in locations]
+
+
 def test_a_long_line_is_read_for_its_end_from_where_it_is_known_to_go() -> None:
     """The after piece of a finding on a long line stops at the line's newline even when
     an earlier finding's after piece ended just short of it."""

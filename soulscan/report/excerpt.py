@@ -70,6 +70,7 @@ def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None
 
 _new = tuple.__new__  # a named tuple built without its Python-level ``__new__`` (one a finding)
 _LINE_AND_END_LINE = operator.itemgetter(0, 2)
+_COLUMN, _END_COLUMN = operator.itemgetter(1), operator.itemgetter(3)  # of a Location
 
 # A line longer than this is screened for secrets around each finding, not as a whole.
 LONG_LINE = 2 * REDACTION_MARGIN
@@ -195,7 +196,8 @@ class FileExcerpts:
         """``_shared`` of locations that all lie well inside one long line, far enough from
         its start and end that each excerpt shows its full before and after pieces, with
         short spans and no secret anchor anywhere near them (a file of hidden characters
-        lists a thousand on one line); None when they do not. Each piece's cuts are then
+        lists a thousand on one line); None when they do not. Locations that all lie on
+        one short line are ``_on_one_short_line``'s. Each piece's cuts are then
         the same offsets from the span, so an excerpt is known by the text it shows, cut
         out in one C-level pass over all of them."""
         number = locations[0][0]
@@ -203,7 +205,7 @@ class FileExcerpts:
             return None
         line = self._lines.get(number) or self._line(number)
         if line.short:
-            return None
+            return self._on_one_short_line(number, line, locations)
         text, line_start = self.text, line.start
         starts = [line_start + location[1] - 1 for location in locations]
         ends = [line_start + location[3] - 1 for location in locations]
@@ -246,6 +248,45 @@ class FileExcerpts:
         if repeats is not None:
             shown.extend(repeated(shown[first - period :], len(locations) - first))
         return shown
+
+    def _on_one_short_line(
+        self, number: int, line: _Line, locations: Sequence[Location]
+    ) -> list[Excerpt] | None:
+        """``_shared`` of locations that all lie on one short line holding no secret (a
+        line of hidden-bit encodings lists a finding on nearly every character); None when
+        the line holds one. The line is escaped once and every piece sliced from it, in
+        C-level passes: escaping goes character by character, so a slice of the escaped
+        line is the escape of the slice of the line that ``_shared`` shows."""
+        line_text = self.text[line.start : line.end_or_limit]
+        free = self._secret_free.get(number)
+        if free is None:
+            free = self._secret_free[number] = redact(line_text) == line_text
+        if not free:
+            return None
+        repeat = itertools.repeat
+        starts = list(map((-1).__add__, map(_COLUMN, locations)))  # (in the line)
+        ends = list(map((-1).__add__, map(_END_COLUMN, locations)))
+        befores = map(max, repeat(0), map((-BEFORE_LIMIT - 1).__add__, starts))
+        match_ends = map(min, ends, map((MATCH_LIMIT + 1).__add__, starts))
+        after_ends = map(min, repeat(len(line_text)), map((AFTER_LIMIT + 1).__add__, ends))
+        escaped = EscapedText.of(line_text)
+        shown, offsets = escaped.escaped, escaped.offsets
+        if offsets is not None:  # (None: nothing escaped, the offsets are the characters')
+            at = offsets.__getitem__
+            befores, match_ends, after_ends = map(at, befores), map(at, match_ends), map(at, after_ends)
+            starts, ends = list(map(at, starts)), list(map(at, ends))
+        cut = shown.__getitem__
+        before_pieces = map(cut, map(slice, befores, starts))
+        match_pieces = map(cut, map(slice, starts, match_ends))
+        after_pieces = map(cut, map(slice, ends, after_ends))
+        return list(map(_new, itertools.repeat(Excerpt), zip(
+            [piece if len(piece) <= BEFORE_LIMIT else shorten_left(piece, BEFORE_LIMIT)
+             for piece in before_pieces],
+            [piece if len(piece) <= MATCH_LIMIT else shorten(piece, MATCH_LIMIT)
+             for piece in match_pieces],
+            [piece if len(piece) <= AFTER_LIMIT else shorten(piece, AFTER_LIMIT)
+             for piece in after_pieces],
+        )))
 
     def _line(self, number: int) -> _Line:
         line = self._lines.get(number)
