@@ -219,10 +219,15 @@ class _FileContext:
         ``counts``: how many occurrences of each rule there are when ``matches`` lists only
         the first ``MAX_OCCURRENCES`` of each (``verdict_occurrences``).
         """
+        occurrences = self.occurrences
+        if counts is not None and not occurrences:
+            # The first rules counted (a file's only region, most often): each has room for
+            # the ``MAX_OCCURRENCES`` listed.
+            dict.update(occurrences, counts)
+            return matches
         listed = Counter(map(_RULE_ID, matches))
         if counts is None:
             counts = listed
-        occurrences = self.occurrences
         left = {rule_id: MAX_OCCURRENCES - occurrences[rule_id] for rule_id in counts}
         occurrences.update(counts)
         if all(left[rule_id] >= count for rule_id, count in listed.items()):
@@ -244,7 +249,9 @@ class _FileContext:
 
     def build(self, drafts: Sequence[_Draft]) -> list[Finding]:
         """The findings of ``drafts``, located and shown in one pass over the text."""
-        with _collector_paused(len(drafts) > _MANY_OBJECTS):
+        if len(drafts) <= _MANY_OBJECTS:  # (most files: no context manager's frames)
+            return self._build(drafts)
+        with _collector_paused(True):
             return self._build(drafts)
 
     def _build(self, drafts: Sequence[_Draft]) -> list[Finding]:
@@ -325,7 +332,9 @@ def _runtime_findings(
     else:
         listed, counts = verdict_occurrences(text, region.scope, verdict, MAX_OCCURRENCES)
         matches = context.admit_all(listed, counts)
-    with _collector_paused(len(matches) > _MANY_OBJECTS):
+    if len(matches) <= _MANY_OBJECTS:
+        return _drafts_one_by_one(region, text, matches)
+    with _collector_paused(True):
         return _runtime_drafts(region, text, matches)
 
 
@@ -338,12 +347,9 @@ def _runtime_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) 
 
 
 def _alike_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft] | None:
-    """``_drafts_one_by_one`` of many occurrences of one rule, all inside the window (a
-    file of one hidden character: a thousand joiners), built column by column in C; None
-    for any other occurrences."""
-    rule_id, rule, first_start, _ = matches[0]
-    if any(map(rule_id.__ne__, map(_RULE_ID, matches))):
-        return None
+    """``_drafts_one_by_one`` of many occurrences all inside the window (a file of hidden
+    characters: a thousand joiners, or hidden bits written with two or three of them),
+    built column by column in C; None for occurrences that are not."""
     offset, window = region.offset, region.scanned
     starts = list(map(_MATCH_START, matches))
     ends = list(map(_MATCH_END, matches))
@@ -351,14 +357,22 @@ def _alike_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) ->
         starts, ends = list(map(offset.__add__, starts)), list(map(offset.__add__, ends))
     if window is None or not (window.start <= min(starts) and max(ends) <= window.end):
         return None
-    facts = (invisible_facts(rule_id, text[first_start], region.scope)
-             if rule is None else RuleFacts.of(rule))
-    effect = region.effect if rule_id in region.ids else EFFECT_NONE
+    rule_ids = list(map(_RULE_ID, matches))
+    # (each rule's facts from its first occurrence, as one by one: the first of each id is
+    # the one a reversed dict display keeps)
+    firsts = dict(zip(reversed(rule_ids), reversed(matches)))
+    facts_of = {
+        rule_id: invisible_facts(rule_id, text[first_start], region.scope)
+        if rule is None else RuleFacts.of(rule)
+        for rule_id, (_, rule, first_start, _) in firsts.items()
+    }
+    effect_of = {rule_id: region.effect if rule_id in region.ids else EFFECT_NONE
+                 for rule_id in firsts}
     repeat = itertools.repeat
     spans = map(_new, repeat(Span), zip(starts, ends))
     return list(map(_new, repeat(_Draft), zip(
-        repeat(region), repeat(facts), repeat(ORIGIN_RUNTIME), spans, repeat(effect),
-        repeat(None), repeat(None))))
+        repeat(region), map(facts_of.__getitem__, rule_ids), repeat(ORIGIN_RUNTIME), spans,
+        map(effect_of.__getitem__, rule_ids), repeat(None), repeat(None))))
 
 
 def _drafts_one_by_one(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft]:

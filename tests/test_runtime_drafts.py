@@ -1,4 +1,4 @@
-"""Drafts of many occurrences of one rule, built column by column, are those built one by one."""
+"""Drafts of many occurrences inside the window, built column by column, are those built one by one."""
 
 from __future__ import annotations
 
@@ -55,3 +55,19 @@ def test_a_thousand_joiners_inside_the_window_take_the_columns() -> None:
     assert {draft.effect for draft in alike} == {"blocks-file"}
     outside = region._replace(scanned=Span(2, 1000))  # the last ones past the window
     assert findings._alike_drafts(outside, text, matches) is None
+
+
+def test_hidden_bits_of_three_characters_inside_the_window_take_the_columns() -> None:
+    """Hidden bits (two invisible operators and a zero-width space, each its own rule id,
+    one of them not in the verdict) are drafted by columns, each id with its own facts and
+    effect."""
+    text = "bits: " + "\u2064\u2062\u200b\u2062" * 250
+    ids = ("invisible_unicode_U+2062", "invisible_unicode_U+2064")
+    region = Region(text, 0, "context", ids, "blocks-file", Span(0, len(text)), ())
+    matches = [RuntimeMatch(f"invisible_unicode_U+{ord(char):04X}", None, at, at + 1)
+               for at, char in enumerate(text) if at >= 6]
+    alike = findings._alike_drafts(region, text, matches)
+    assert alike is not None and alike == findings._drafts_one_by_one(region, text, matches)
+    assert {(draft.facts.id, draft.effect) for draft in alike} == {
+        ("invisible_unicode_U+2062", "blocks-file"), ("invisible_unicode_U+2064", "blocks-file"),
+        ("invisible_unicode_U+200B", "none")}
