@@ -190,8 +190,8 @@ def test_escaped_text_slices_are_the_escapes_of_the_slices(text: str, start: int
 
 
 def _shorten_with_escapes_checked(escaped: str, limit: int, *, keep_end: bool) -> str:
-    """The cut with every escape sequence checked: the reference for the short cut that text
-    without a backslash takes."""
+    """The cut with every escape sequence checked: the reference for the short cuts that text
+    without a backslash, or with a ``}`` just before the cut, takes."""
     if len(escaped) <= limit:
         return escaped
     cut = len(escaped) - limit if keep_end else limit
@@ -209,6 +209,17 @@ def test_shortening_plain_text_takes_the_cut_escaped_text_would(text: str, limit
     for escaped in (text, escape_text(text)):
         assert shorten(escaped, limit) == _shorten_with_escapes_checked(escaped, limit, keep_end=False)
         assert shorten_left(escaped, limit) == _shorten_with_escapes_checked(escaped, limit, keep_end=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["\u2062", "\u2064", "\u200b", "\t", "}", "\\u{", "x"]), max_size=60).map("".join),
+       st.integers(0, 60))
+def test_shortening_runs_of_hidden_bits_takes_the_cut_escaped_text_would(text: str, limit: int) -> None:
+    """Escapes of one length (hidden bits) cut at an escape's end, and literal braces and
+    openers near the cut."""
+    escaped = escape_text(text)
+    assert shorten(escaped, limit) == _shorten_with_escapes_checked(escaped, limit, keep_end=False)
+    assert shorten_left(escaped, limit) == _shorten_with_escapes_checked(escaped, limit, keep_end=True)
 
 
 @pytest.mark.parametrize(

@@ -154,7 +154,9 @@ def shorten_left(escaped: str, limit: int) -> str:
     if len(escaped) <= limit:
         return escaped
     cut = len(escaped) - limit
-    if "\\" not in escaped:  # no escape sequence to keep whole
+    # (nor with a "}" just before the cut, which closes any opener before it: a run of
+    # hidden characters, escaped alike, is most often cut at the end of an escape)
+    if "\\" not in escaped or escaped[cut - 1] == "}":  # no escape sequence to keep whole
         return ELLIPSIS + escaped[cut:]
     opener = max(escaped.rfind("\\u{", 0, cut + 2), escaped.rfind("\\x{", 0, cut + 2))
     if opener != -1 and opener < cut and escaped.find("}", opener) >= cut:
@@ -172,8 +174,8 @@ def shorten(escaped: str, limit: int) -> str:
     """
     if len(escaped) <= limit:
         return escaped
-    if "\\" not in escaped:  # no escape sequence to keep whole
-        return escaped[:limit] + ELLIPSIS
+    if "\\" not in escaped or escaped[limit - 1] == "}":  # no escape sequence to keep whole
+        return escaped[:limit] + ELLIPSIS  # (as in ``shorten_left``)
     cut = limit
     opener = max(escaped.rfind("\\u{", 0, cut + 2), escaped.rfind("\\x{", 0, cut + 2))
     if opener != -1 and opener < cut and escaped.find("}", opener) >= cut:
