@@ -122,13 +122,11 @@ on_forget(_forget_last_scan)  # a benchmark's repeated runs scan afresh (engine/
 def _scan(text: str, scope: str) -> list[str]:
     gate = _GATES.get(scope) or _gate_for_scope(scope)
     window = text[:MAX_SCAN_CHARS]
-    quick = _QUICK.get(scope)
+    quick = _QUICK.get(scope) or _quick_gate_for(scope, len(window))
     if quick is not None:
         answer = _quick_answer(quick, window)
         if answer is not None:
             return answer
-    elif _quick_due(len(window)):
-        return _scan(text, scope)
     if window.isascii():  # no invisible character, NFKC changes nothing, folding lowers
         return [rule.id for rule in gate.rules_matching(window, window.lower())]
     facts = window_facts(window, _pack_invisible())
@@ -158,12 +156,13 @@ _GATES: dict[str, RuleSetGate] = {}
 
 
 # An RE2 set (``soulscan.engine.re2_gate``) answers most windows in one linear pass: "no
-# rule can match, and these invisible characters occur". Its import and build (~15 ms) pay
-# once a process has scanned this many characters; a one-file run never builds it.
+# rule can match, and these invisible characters occur". The import and a scope's set
+# (~20 ms) pay once a process has scanned this many characters (~20 ms of the pure-Python
+# gates); a one-file run never builds them.
 QUICK_AFTER_CHARS = 1_000_000
 _quick_after: int | None = QUICK_AFTER_CHARS  # None: never (``use_quick_gate``)
 _scanned_chars = 0
-# scope -> its RE2 set, once due; an empty dict until then
+# scope -> its RE2 set, built at the scope's first scan once they are due
 _QUICK: dict[str, SetGate] = {}
 
 
@@ -176,24 +175,23 @@ def use_quick_gate(after_chars: int | None = QUICK_AFTER_CHARS) -> None:
     _forget_last_scan()  # the next scan is answered by the gate chosen now
 
 
-def _quick_due(chars: int) -> bool:
-    """Count a window's characters; build the sets when they are due (True: built)."""
+def _quick_gate_for(scope: str, chars: int) -> SetGate | None:
+    """Count a window's characters; once they are due, the scope's set, built now (None:
+    not due, or no set can be built: the pure-Python gates then answer alone for good)."""
     global _scanned_chars, _quick_after
     _scanned_chars += chars
     if _quick_after is None or _scanned_chars < _quick_after:
-        return False
+        return None
     from soulscan.engine.re2_gate import SetGate, SetUnavailable
+    entries = _gate_in(_members(scope)).rules  # the patterns as each rule's own search runs them
     try:
-        invisible = sorted(_pack_invisible())
-        for scope in SCOPES:  # the patterns as each rule's own search runs them
-            entries = _gate_in(_members(scope)).rules
-            _QUICK[scope] = SetGate([(entry.rule.pattern, entry.flags) for entry in entries],
-                                    invisible)
-    except SetUnavailable:  # the pure-Python gates answer alone
+        quick = _QUICK[scope] = SetGate([(entry.rule.pattern, entry.flags) for entry in entries],
+                                        sorted(_pack_invisible()))
+    except SetUnavailable:
         _quick_after = None
         _QUICK.clear()
-        return False
-    return True
+        return None
+    return quick
 
 
 def _quick_answer(quick: SetGate, window: str) -> list[str] | None:
