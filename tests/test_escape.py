@@ -21,6 +21,8 @@ from soulscan.report.escape import (
     is_hidden,
     shorten,
     shorten_left,
+    shorten_left_slices,
+    shorten_slices,
 )
 from soulscan.report.excerpt import excerpt
 
@@ -233,3 +235,20 @@ def test_shortening_runs_of_hidden_bits_takes_the_cut_escaped_text_would(text: s
 def test_text_without_hidden_characters_is_its_own_escape(text: str) -> None:
     escaped = EscapedText.of(text)
     assert (escaped.escaped, escaped.offsets) == (text, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["\u2062", "\u2064", "\u200b", "\t", "}", "\\u{", "x"]), max_size=40).map("".join),
+       st.data(), st.integers(1, 50))
+def test_slices_shorten_in_place_as_cut_out(text: str, data: st.DataObject, limit: int) -> None:
+    """Slices of an escaped run of hidden bits (cut at an escape's end or inside one, near
+    literal braces and openers) shorten as the same slices cut out do."""
+    escaped = escape_text(text)
+    bounds = st.integers(0, len(escaped))
+    slices = data.draw(st.lists(st.tuples(bounds, bounds).map(sorted), max_size=10))
+    lows, highs = [low for low, _ in slices], [high for _, high in slices]
+    assert shorten_slices(escaped, lows, highs, limit) == [
+        shorten(escaped[low:high], limit) for low, high in slices]
+    assert shorten_left_slices(escaped, lows, highs, limit) == [
+        shorten_left(escaped[low:high], limit) for low, high in slices]
+

@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import regex
@@ -183,3 +184,23 @@ def shorten(escaped: str, limit: int) -> str:
     elif escaped[cut - 1 : cut] == "\\" and escaped[cut : cut + 1] in ("t", "n", "r"):
         cut -= 1
     return escaped[:cut] + ELLIPSIS
+
+
+def shorten_slices(text: str, lows: Iterable[int], highs: Iterable[int], limit: int) -> list[str]:
+    """``shorten(text[low:high], limit)`` of each slice (``limit`` > 0), read in place: a
+    slice to cut with a ``}`` just before the cut (``shorten``'s own shortcut) takes no call
+    and is not copied whole first, as the hundreds of after pieces of a line of hidden bits
+    are."""
+    return [text[low:high] if high - low <= limit
+            else text[low : low + limit] + ELLIPSIS if text[low + limit - 1] == "}"
+            else shorten(text[low:high], limit)
+            for low, high in zip(lows, highs)]
+
+
+def shorten_left_slices(text: str, lows: Iterable[int], highs: Iterable[int], limit: int) -> list[str]:
+    """``shorten_left(text[low:high], limit)`` of each slice, read in place as
+    ``shorten_slices`` reads them."""
+    return [text[low:high] if high - low <= limit
+            else ELLIPSIS + text[high - limit : high] if text[high - limit - 1] == "}"
+            else shorten_left(text[low:high], limit)
+            for low, high in zip(lows, highs)]

@@ -22,6 +22,8 @@ from soulscan.report.escape import (
     escape_bounded_left,
     shorten,
     shorten_left,
+    shorten_left_slices,
+    shorten_slices,
 )
 from soulscan.report.repeats import repeated, repeating_from
 from soulscan.report.secret_screen import LONGEST_ANCHOR, SecretScreen
@@ -275,17 +277,10 @@ class FileExcerpts:
             at = offsets.__getitem__
             befores, match_ends, after_ends = map(at, befores), map(at, match_ends), map(at, after_ends)
             starts, ends = list(map(at, starts)), list(map(at, ends))
-        cut = shown.__getitem__
-        before_pieces = map(cut, map(slice, befores, starts))
-        match_pieces = map(cut, map(slice, starts, match_ends))
-        after_pieces = map(cut, map(slice, ends, after_ends))
         return list(map(_new, itertools.repeat(Excerpt), zip(
-            [piece if len(piece) <= BEFORE_LIMIT else shorten_left(piece, BEFORE_LIMIT)
-             for piece in before_pieces],
-            [piece if len(piece) <= MATCH_LIMIT else shorten(piece, MATCH_LIMIT)
-             for piece in match_pieces],
-            [piece if len(piece) <= AFTER_LIMIT else shorten(piece, AFTER_LIMIT)
-             for piece in after_pieces],
+            shorten_left_slices(shown, befores, starts, BEFORE_LIMIT),
+            shorten_slices(shown, starts, match_ends, MATCH_LIMIT),
+            shorten_slices(shown, ends, after_ends, AFTER_LIMIT),
         )))
 
     def _line(self, number: int) -> _Line:
