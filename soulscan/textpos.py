@@ -93,25 +93,30 @@ class LineIndex:
         thousands on a few lines). The lines met are remembered for ``line_start``."""
         text = self.text
         text_length = len(text)
-        if not spans:
-            return []
-        starts = list(map(_START, spans))
-        ends = list(map(_END, spans))
-        low, high = min(starts), max(ends)
-        # (each span is 0 <= start <= end <= text_length: checked in C)
-        if low < 0 or high > text_length or any(map(operator.gt, starts, ends)):
-            return [self.location(start, end) for start, end in spans]  # raises the error
-        if len(spans) > 1 and text.find("\n", low, high) == -1:
-            # All on one line (a thousand hidden characters of a long line): its number
-            # and start found once, each column by C-level map.
-            line = text.count("\n", 0, low) + 1
-            line_start = self._known[line] = text.rfind("\n", 0, low) + 1
-            rows = zip(itertools.repeat(line), map((1 - line_start).__add__, starts),
-                       itertools.repeat(line), map((1 - line_start).__add__, ends))
-            return list(map(_new, itertools.repeat(Location), rows))
         order: Sequence[int] = range(len(spans))
-        if any(map(operator.gt, starts, starts[1:])):
-            order = sorted(order, key=starts.__getitem__)
+        if len(spans) == 1:  # (most flagged files: the one span checked and walked to)
+            start, end = spans[0]
+            if not 0 <= start <= end <= text_length:
+                return [self.location(start, end)]  # raises the error
+        elif spans:
+            starts = list(map(_START, spans))
+            ends = list(map(_END, spans))
+            low, high = min(starts), max(ends)
+            # (each span is 0 <= start <= end <= text_length: checked in C)
+            if low < 0 or high > text_length or any(map(operator.gt, starts, ends)):
+                return [self.location(start, end) for start, end in spans]  # raises the error
+            if text.find("\n", low, high) == -1:
+                # All on one line (a thousand hidden characters of a long line): its number
+                # and start found once, each column by C-level map.
+                line = text.count("\n", 0, low) + 1
+                line_start = self._known[line] = text.rfind("\n", 0, low) + 1
+                rows = zip(itertools.repeat(line), map((1 - line_start).__add__, starts),
+                           itertools.repeat(line), map((1 - line_start).__add__, ends))
+                return list(map(_new, itertools.repeat(Location), rows))
+            if any(map(operator.gt, starts, starts[1:])):
+                order = sorted(order, key=starts.__getitem__)
+        else:
+            return []
         count, find, rfind = text.count, text.find, text.rfind
         known = self._known
         found: list[Location] = [_NO_LOCATION] * len(spans)
