@@ -41,12 +41,13 @@ from soulscan.models import (
     ORIGIN_RUNTIME,
     Confidence,
     Finding,
+    Location,
     Severity,
     Span,
     new_finding,
 )
 from soulscan.report.escape import escape_bounded
-from soulscan.report.excerpt import REDACTION_MARGIN, FileExcerpts
+from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, FileExcerpts
 from soulscan.textpos import LineIndex
 from soulscan.verdict_occurrences import verdict_occurrences
 
@@ -259,6 +260,10 @@ class _FileContext:
         index = LineIndex.of(text)
         locations = index.locations([draft.span for draft in drafts])
         shown = FileExcerpts(text, index).excerpts(locations)
+        if len(drafts) > _MANY_OBJECTS:
+            alike = self._alike_findings(drafts, locations, shown)
+            if alike is not None:
+                return alike
         # (one turn a listed occurrence, thousands in a file of hidden characters: the
         # helpers are inlined, a short matched text's digest and snippet are worked out once
         # a text, and a finding like one built before takes that one's fields and sets its
@@ -318,6 +323,64 @@ class _FileContext:
                     span, location, identity[1], extra)
             append(finding)
         return findings
+
+
+    def _alike_findings(self, drafts: Sequence[_Draft], locations: Sequence[Location],
+                        shown: Sequence[Excerpt]) -> list[Finding] | None:
+        """``_build`` of many drafts alike in all but their spans, all inside their region's
+        scanned window, in a region none of which reaches the model (a file of hidden
+        characters: a thousand joiners of one blocked window); None for drafts that are
+        not. As in ``_build``, the first is built in full and the others take its fields
+        and set their own span, location, snippet and extra: here without the per-draft
+        checks of region, kind and visibility, answered once for all of them."""
+        first = drafts[0]
+        shared = _SHARED_BY_DRAFTS(first)
+        if not all(map(shared.__eq__, map(_SHARED_BY_DRAFTS, drafts))):
+            return None
+        region, facts, origin, _, effect, decoded, detail = first
+        window = region.scanned
+        spans = list(map(_DRAFT_SPAN, drafts))
+        if (detail or region.visible or window is None
+                or not (window.start <= min(map(_SPAN_START, spans))
+                        and max(map(_SPAN_END, spans)) <= window.end)):
+            return None
+        text = self.text
+        identities: dict[str, tuple[str, str]] = {}
+        findings: list[Finding] = []
+        append = findings.append
+        fields: dict[str, Any] | None = None
+        for span, location, (before, match, after) in zip(spans, locations, shown, strict=True):
+            start, end = span
+            matched = text[start:end]
+            identity = identities.get(matched)
+            if identity is None:
+                identity = identities[matched] = (
+                    _short_digest(matched) if len(matched) <= 64 else _sha256(matched),
+                    _safe_prefix(matched[:_SAFE_PREFIX]),
+                )
+            # (scanned, and reaching no model)
+            extra = {"sha256": identity[0], "runtime_scanned": "true", "reaches_model": "false",
+                     "excerpt_before": before, "excerpt_match": match, "excerpt_after": after}
+            if fields is None:
+                finding = new_finding(
+                    facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
+                    self.display, span, location, identity[1], origin, False,
+                    effect, None if decoded is None else _safe(decoded), extra,
+                )
+                fields = vars(finding)
+            else:
+                finding = _object_new(Finding)
+                own = vars(finding)
+                own.update(fields)
+                own["span"], own["location"], own["snippet"], own["extra"] = (
+                    span, location, identity[1], extra)
+            append(finding)
+        return findings
+
+
+_SHARED_BY_DRAFTS = operator.itemgetter(0, 1, 2, 4, 5, 6)  # a _Draft but its span
+_DRAFT_SPAN = operator.itemgetter(3)
+_SPAN_START, _SPAN_END = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def _runtime_findings(

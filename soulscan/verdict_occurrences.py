@@ -71,10 +71,9 @@ def _first_of_each(matches: list[RuntimeMatch], limit: int) -> list[RuntimeMatch
 
 
 def _first_places(text: str, char: str, limit: int) -> list[int]:
-    places: list[int] = []
-    find = text.find
-    place = find(char)
-    while place != -1 and len(places) < limit:
-        places.append(place)
-        place = find(char, place + 1)
-    return places
+    """Where ``char`` occurs in ``text``, its first ``limit`` places: the ends of the pieces
+    a split at them leaves (but the rest after the last), each plus the characters split off
+    before it. C-level passes, not a ``find`` call a place (a thousand joiners)."""
+    pieces = text.split(char, limit)
+    del pieces[-1]
+    return list(map(operator.add, itertools.accumulate(map(len, pieces)), itertools.count()))

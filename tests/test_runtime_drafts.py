@@ -71,3 +71,43 @@ def test_hidden_bits_of_three_characters_inside_the_window_take_the_columns() ->
     assert {(draft.facts.id, draft.effect) for draft in alike} == {
         ("invisible_unicode_U+2062", "blocks-file"), ("invisible_unicode_U+2064", "blocks-file"),
         ("invisible_unicode_U+200B", "none")}
+
+
+def _built(drafts: list[findings._Draft], text: str, many: int) -> list:
+    with mock.patch.object(findings, "_MANY_OBJECTS", many):
+        return findings._FileContext(text, "AGENTS.md")._build(drafts)
+
+
+def _fields(built: list) -> list:
+    """Each finding's fields and extra, in order (the order a JSON report writes them)."""
+    return [(list(vars(finding).items()), list(finding.extra.items())) for finding in built]
+
+
+@settings(max_examples=300, deadline=None)
+@given(regions_and_matches(), st.sampled_from([(), (Span(0, 12),)]))
+def test_alike_findings_are_those_built_one_by_one(
+        case: tuple[Region, list[RuntimeMatch]], visible: tuple[Span, ...]) -> None:
+    region, matches = case
+    region = region._replace(visible=visible)
+    text = "#" * region.offset + TEXT + "###"  # (a match may end past the region)
+    drafts = findings._drafts_one_by_one(region, TEXT, matches)
+    assert _fields(_built(drafts, text, 0)) == _fields(_built(drafts, text, 10**9))
+
+
+def test_a_thousand_joiners_inside_the_window_are_built_alike() -> None:
+    text = "x\u200d" * 1000
+    region = Region(text, 0, "context", ("invisible_unicode_U+200D",), "blocks-file",
+                    Span(0, len(text)), ())
+    matches = [RuntimeMatch("invisible_unicode_U+200D", None, 2 * i + 1, 2 * i + 2) for i in range(1000)]
+    drafts = findings._drafts_one_by_one(region, text, matches)
+    context = findings._FileContext(text, "AGENTS.md")
+    index = findings.LineIndex.of(text)
+    locations = index.locations([draft.span for draft in drafts])
+    shown = findings.FileExcerpts(text, index).excerpts(locations)
+    alike = context._alike_findings(drafts, locations, shown)
+    assert alike is not None and _fields(alike) == _fields(_built(drafts, text, 10**9))
+    # one past the window, or one of another rule: built one by one
+    outside = [draft._replace(region=region._replace(scanned=Span(0, 1999))) for draft in drafts]
+    assert context._alike_findings(outside, locations, shown) is None
+    other = [*drafts[:-1], drafts[-1]._replace(effect="none")]
+    assert context._alike_findings(other, locations, shown) is None
