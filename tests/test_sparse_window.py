@@ -61,6 +61,10 @@ def test_facts_are_those_of_every_character(window: str) -> None:
     pytest.param("e\u00e9\u0301", False, id="composed-letter-then-mark"),
     pytest.param("e\u0301", False, id="mark"),
     pytest.param("\u1100x\u1161", False, id="jamo-apart-but-neighbours-in-the-string"),
+    # half of it non-ASCII or more: the window is read whole, and proven normal as it is
+    pytest.param("\u1100\u1100x\u1161\u1161", True, id="jamo-apart-in-a-mostly-non-ascii-window"),
+    pytest.param("\u1100\u1161", False, id="jamo-neighbours-in-a-mostly-non-ascii-window"),
+    pytest.param("\U0001f600\u200d\U0001f600 \u0301", False, id="mark-in-a-mostly-non-ascii-window"),
     pytest.param("a\u00a0b", False, id="no-break-space"),
     pytest.param("x\ud800y", True, id="lone-surrogate"),
     pytest.param("x\uac00y", True, id="hangul-syllable"),

@@ -120,10 +120,18 @@ def proven_normal(text: str) -> bool:
 
 def _facts_of(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
     utf8 = window.encode("utf-8", "surrogatepass")
-    others = non_ascii_characters(utf8)
-    distinct = distinct_characters(others) if len(others) > _MANY else set(others)
+    if 2 * (len(utf8) - len(window)) >= 3 * len(window):
+        # Half the characters or more are non-ASCII (each adds at most three bytes): the
+        # window is read whole rather than through a copy of nearly all of it. A window
+        # that is its own NFKC is proven normal at once (even where its non-ASCII
+        # characters as one string are not: jamo kept apart by an ASCII character).
+        distinct = {char for char in distinct_characters(window) if not char.isascii()}
+        read = window
+    else:
+        read = non_ascii_characters(utf8)
+        distinct = distinct_characters(read) if len(read) > _MANY else set(read)
     invisible = frozenset(distinct & invisible_chars)
-    if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", others):
+    if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", read):
         return WindowFacts(invisible, False, None, ascii_kept=ascii_kept(distinct))
     if not _FOLDING.isdisjoint(distinct):
         return WindowFacts(invisible, True, None)
