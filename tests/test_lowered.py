@@ -35,7 +35,7 @@ SHAPED = [(shape, lowered) for shape in SHAPES
           if (lowered := lowered_pattern(shape, re.IGNORECASE)) is not None]
 
 WORDS = sorted({word for rule in RULES for group in (rule.anchors or ()) for word in group}
-               | {"now the", "don't have", "have no", "$KEY", "${token", "=", "'", '"', "?", ":",
+               | {"now the", "don't have", "have no", "$KEY", "${token", "=", "'", '"', "?", ":", "<",
                   "ab", "CD", "ef", "xy", "word", "go", "st", "end", "key", "tt", "qq"})
 ASCII_TEXTS = st.lists(
     st.one_of(st.sampled_from(WORDS).map(str.upper), st.sampled_from(WORDS),
@@ -83,12 +83,20 @@ def test_a_text_of_hidden_character_runs_is_scanned_at_once() -> None:
     pytest.param(r"ab(?i:cd)", id="inline-flags"),
     pytest.param(r"ab(cd)\1", id="backreference"),
     pytest.param(r"a", id="too-short"),
+    pytest.param(r"a\s+b", id="one-common-character"),
     pytest.param(r"[ab]c(d|e)", id="no-literal-text"),
     pytest.param(r"(respond|answer)\s+without\s+limits", id="led-by-a-group"),
     pytest.param(r"ab[^\x80-\xff]", id="non-ascii-range"),
 ])
 def test_refused(pattern: str) -> None:
     assert lowered_pattern(pattern, re.IGNORECASE) is None
+
+
+def test_one_rare_leading_character_is_enough() -> None:
+    lowered = lowered_pattern(r"<\s*div\s+style", re.IGNORECASE)
+    assert lowered is not None
+    assert [m.span() for m in lowered.finditer("< DIV style <div  style".lower())] == [(0, 11), (12, 23)]
+    assert "hidden_div" in {rule.id for rule in RULES if lowered_pattern(rule.pattern, re.IGNORECASE)}
 
 
 def test_only_case_insensitive_patterns() -> None:

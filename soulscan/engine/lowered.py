@@ -37,10 +37,14 @@ from re import _compiler, _parser  # type: ignore[attr-defined]
 from re import _constants as C  # type: ignore[attr-defined]
 from typing import Any
 
+from soulscan.engine.anchors import frequency_rank
+from soulscan.engine.anchorscan import MIN_PIVOT_RANK
+
 _UPPER = (ord("A"), ord("Z"))
 _CASE_GAP = ord("a") - ord("A")
 _REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT)
-# Fewer leading literal characters leave ``re`` stopping too often to beat the usual path.
+# Fewer leading literal characters leave ``re`` stopping too often to beat the usual path
+# (unless the one is as rare as the anchor scans' pivots: ``anchorscan.MIN_PIVOT_RANK``).
 MIN_PREFIX = 2
 
 
@@ -59,7 +63,7 @@ def lowered_pattern(pattern: str, flags: int) -> re.Pattern[str] | None:
     except re.error:
         return None
     nodes = _boundary_behind(parsed, list(parsed))
-    if parsed.state.flags & ~re.UNICODE or _literal_text_at(nodes) != 0:
+    if parsed.state.flags & ~re.UNICODE or not _led_by_literal_text(nodes):
         return None
     try:
         return _compile(parsed, _rewrite(nodes))
@@ -150,6 +154,14 @@ def _boundary_behind(parsed: Any, nodes: list[Any]) -> list[Any]:
         return nodes
     behind = _parser.SubPattern(parsed.state, nodes[:run])
     return [*nodes[1:run], (C.ASSERT, (-1, behind)), *nodes[run:]]
+
+
+def _led_by_literal_text(nodes: list[Any]) -> bool:
+    """Does the pattern start with ``MIN_PREFIX`` literal characters, or with one rare
+    character (``<``: one the anchor scans would pivot on, so ``re`` seldom stops at it)?"""
+    if _literal_text_at(nodes) == 0:
+        return True
+    return bool(nodes) and nodes[0][0] is C.LITERAL and frequency_rank(chr(nodes[0][1])) >= MIN_PIVOT_RANK
 
 
 def _literal_text_at(nodes: list[Any]) -> int | None:
