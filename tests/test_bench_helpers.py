@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from soulscan import bench
 from soulscan.bench import (
     BenchOptions,
     best_of,
@@ -19,6 +20,7 @@ from soulscan.bench import (
     interleaved_medians,
     loaded_text,
     sections,
+    timed_runs,
     wall_and_cpu,
     wall_seconds,
 )
@@ -67,6 +69,15 @@ def test_best_of_times_cpu_not_waiting() -> None:
     seconds, result = best_of(2, lambda: time.sleep(0.05) or "done")
     assert result == "done"
     assert seconds < 0.04
+
+
+def test_timed_runs_keeps_every_run_in_order_and_the_first_is_shown() -> None:
+    calls: list[int] = []
+    times, result = timed_runs(3, lambda: calls.append(len(calls)) or len(calls))
+    assert result == 3 and calls == [0, 1, 2]  # the last run's result
+    assert len(times) == 3 and all(seconds >= 0 for seconds in times)
+    assert bench._first_run([0.25, 0.125, 0.5]) == "; first of 3 runs 0.25 s"
+    assert bench._first_run([0.25]) == ""  # one run (--quick): nothing left out
 
 
 def test_interleaved_medians_time_each_command_in_turn(tmp_path: Path) -> None:
