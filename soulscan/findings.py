@@ -288,10 +288,7 @@ class _FileContext:
             matched = text[start:end]
             identity = identities.get(matched)  # (only short ones are kept)
             if identity is None:
-                identity = (
-                    _short_digest(matched) if len(matched) <= 64 else _sha256(matched),
-                    _safe_prefix(matched[:_SAFE_PREFIX]),
-                )
+                identity = _identity(matched)
                 if len(matched) <= 64:
                     identities[matched] = identity
             before, match, after = excerpt
@@ -316,11 +313,7 @@ class _FileContext:
                 )
                 like[kind] = vars(finding)
             else:
-                finding = _object_new(Finding)
-                own = vars(finding)
-                own.update(fields)
-                own["span"], own["location"], own["snippet"], own["extra"] = (
-                    span, location, identity[1], extra)
+                finding = _like(fields, span, location, identity[1], extra)
             append(finding)
         return findings
 
@@ -354,10 +347,7 @@ class _FileContext:
             matched = text[start:end]
             identity = identities.get(matched)
             if identity is None:
-                identity = identities[matched] = (
-                    _short_digest(matched) if len(matched) <= 64 else _sha256(matched),
-                    _safe_prefix(matched[:_SAFE_PREFIX]),
-                )
+                identity = identities[matched] = _identity(matched)
             # (scanned, and reaching no model)
             extra = {"sha256": identity[0], "runtime_scanned": "true", "reaches_model": "false",
                      "excerpt_before": before, "excerpt_match": match, "excerpt_after": after}
@@ -369,13 +359,26 @@ class _FileContext:
                 )
                 fields = vars(finding)
             else:
-                finding = _object_new(Finding)
-                own = vars(finding)
-                own.update(fields)
-                own["span"], own["location"], own["snippet"], own["extra"] = (
-                    span, location, identity[1], extra)
+                finding = _like(fields, span, location, identity[1], extra)
             append(finding)
         return findings
+
+
+def _identity(matched: str) -> tuple[str, str]:
+    """A matched text's digest (``extra["sha256"]``) and its snippet."""
+    return (_short_digest(matched) if len(matched) <= 64 else _sha256(matched),
+            _safe_prefix(matched[:_SAFE_PREFIX]))
+
+
+def _like(fields: dict[str, Any], span: Span, location: Location, snippet: str,
+          extra: dict[str, str]) -> Finding:
+    """A finding with the ``fields`` of one built before but its own span, location,
+    snippet and extra: a dict update, not 14 named arguments."""
+    finding: Finding = _object_new(Finding)
+    own = vars(finding)
+    own.update(fields)
+    own["span"], own["location"], own["snippet"], own["extra"] = span, location, snippet, extra
+    return finding
 
 
 _SHARED_BY_DRAFTS = operator.itemgetter(0, 1, 2, 4, 5, 6)  # a _Draft but its span
