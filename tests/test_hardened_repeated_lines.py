@@ -93,6 +93,8 @@ def small_texts_repeat(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         pytest.param(r"(a)\1", V0, None, id="back-reference"),
         pytest.param("abc", V0 | regex.FULLCASE | regex.IGNORECASE, None, id="full-case-folding"),
         pytest.param("(?f)abc", V0, None, id="inline-full-case-folding"),
+        pytest.param("(?iw)abc", V0, None, id="inline-word-boundaries"),
+        pytest.param("(?V1)abc", V0, None, id="inline-version-1"),
         pytest.param(r"\p{L}ab", V0, None, id="regex-only-syntax"),
     ],
 )

@@ -51,17 +51,15 @@ class _Extent(NamedTuple):
 def reach(source: str, flags: int) -> Reach | None:
     """How far a regex-dialect pattern reads around the place it is tried at; None when
     unbounded or unknown."""
-    if flags & _REFUSED_FLAGS or _INLINE_REFUSED.search(source):
+    if flags & _REFUSED_FLAGS:
         return None
+    # (their inline forms, `(?f)`, `(?w)`, `(?V1)`, are refused by the parse: ``re`` knows
+    # no such flag)
     parsed = parsed_pattern(source, flags)
     if parsed is None:
         return None
     extent = _extent(list(parsed))
     return None if extent is None else Reach(extent.behind, extent.ahead)
-
-
-# inline forms of the refused flags (`(?f)`, `(?w)`, `(?V1)`; `(?x)` is refused by the parse)
-_INLINE_REFUSED = regex.compile(r"\(\?[a-zA-Z]*[fwV]")
 
 
 def _extent(nodes: list[Any]) -> _Extent | None:
