@@ -213,10 +213,9 @@ def test_windows_with_the_same_key_read_the_same(pool: list[str], picks: list[in
 
 def _searches() -> list[tuple[str, int]]:
     return sorted({
-        (branch, rule.regex_flags)
+        (rule.regex_source, rule.regex_flags)
         for rule in hardened_rules()
         if rule.view in ("raw", "nfkc", "skeleton", "words") and rule.trusted and rule.exact_source is None
-        for branch in (rule.regex_source,)
     })
 
 
