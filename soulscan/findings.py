@@ -252,7 +252,7 @@ class _FileContext:
         """The findings of ``drafts``, located and shown in one pass over the text."""
         if len(drafts) <= _MANY_OBJECTS:  # (most files: no context manager's frames)
             return self._build(drafts)
-        with _collector_paused(True):
+        with _collector_paused():
             return self._build(drafts)
 
     def _build(self, drafts: Sequence[_Draft]) -> list[Finding]:
@@ -400,7 +400,7 @@ def _runtime_findings(
         matches = context.admit_all(listed, counts)
     if len(matches) <= _MANY_OBJECTS:
         return _drafts_one_by_one(region, text, matches)
-    with _collector_paused(True):
+    with _collector_paused():
         return _runtime_drafts(region, text, matches)
 
 
@@ -470,12 +470,12 @@ _MANY_OBJECTS = 256
 
 
 @contextlib.contextmanager
-def _collector_paused(paused: bool) -> Iterator[None]:
-    """The cycle collector paused (when ``paused``) while thousands of objects that hold no
-    cycle are built at once (a file of hidden characters): run every 700 new containers
-    by default (``soulscan`` itself runs it far less often, ``cli``), it would walk them
-    all again and again, and free none."""
-    if not (paused and gc.isenabled()):
+def _collector_paused() -> Iterator[None]:
+    """The cycle collector paused while thousands of objects that hold no cycle are built
+    at once (a file of hidden characters): run every 700 new containers by default
+    (``soulscan`` itself runs it far less often, ``cli``), it would walk them all again
+    and again, and free none."""
+    if not gc.isenabled():
         yield
         return
     gc.disable()
