@@ -153,6 +153,14 @@ def test_a_set_that_cannot_say_answers_unsure(monkeypatch: pytest.MonkeyPatch) -
     assert gate.possible("xx abc") is None
 
 
+def test_chars_are_named_only_where_no_pattern_may_match() -> None:
+    gate = SetGate([("abc", 0)], "\u200b")
+    assert gate.chars_if_none_match("x\u200by") == {"\u200b"}
+    assert gate.chars_if_none_match("xy") == set()
+    assert gate.chars_if_none_match("x\u200b abc") is None
+    assert SetGate([(r"(a)?(?(1)b|c)", 0)]).chars_if_none_match("xy") is None  # no superset
+
+
 def test_the_scanner_builds_its_sets_once_enough_text_is_scanned() -> None:
     try:
         scanner.use_quick_gate(100)

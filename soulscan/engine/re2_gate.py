@@ -205,7 +205,6 @@ class SetGate:
         options.max_mem = SET_MEMORY
         options.log_errors = False
         built = re2.Set.SearchSet(options)
-        self.always: frozenset[int] = frozenset()  # patterns with no superset
         always = set()
         self._index: list[int] = []  # set index -> pattern index (or -1 - char index)
         for index, (pattern, flags) in enumerate(patterns):
@@ -228,7 +227,7 @@ class SetGate:
             built.Compile()
         except re2.error as exc:  # a program over its memory
             raise SetUnavailable(str(exc)) from exc
-        self.always = frozenset(always)
+        self.always = frozenset(always)  # patterns with no superset: each always searched
         self._chars = tuple(chars)
         self._match = built._set.Match  # the bound C++ method: no str-or-bytes dispatch a call
 
@@ -256,3 +255,11 @@ class SetGate:
             else:
                 chars.add(self._chars[-1 - which])
         return frozenset(patterns), frozenset(chars)
+
+    def chars_if_none_match(self, text: str) -> frozenset[str] | None:
+        """The ``chars`` in ``text`` when no pattern may match it; None when one may (or has
+        no superset), or RE2 cannot say."""
+        found = self.possible(text)
+        if found is None or found[0] or self.always:
+            return None
+        return found[1]

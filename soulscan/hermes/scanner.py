@@ -138,7 +138,7 @@ def _scan(text: str, scope: str) -> list[str]:
                 window.encode("ascii", "replace").decode("ascii").lower()):
             return findings
         normal = nfkc(window)
-        if quick is not None and _none_may_match(quick, normal):
+        if quick is not None and quick.chars_if_none_match(normal) is not None:
             return findings
         matching = gate.matching_rules(gate.prepare(normal))
     elif facts.folded is not None and gate.ascii_anchors_only and (
@@ -197,19 +197,11 @@ def _quick_gate_for(scope: str, chars: int) -> SetGate | None:
 def _quick_answer(quick: SetGate, window: str) -> list[str] | None:
     """The findings of a window that is its own NFKC form and in which no rule's superset
     matches; None when a rule may match (the gate decides), the window is not NFKC (the
-    gate's own shortcut comes first, then ``_none_may_match`` on the NFKC form) or the set
-    cannot say."""
+    gate's own shortcut comes first, then the set on the NFKC form) or the set cannot say."""
     if not window.isascii() and not unicodedata.is_normalized("NFKC", window):
         return None
-    found = quick.possible(window)
-    if found is None or found[0] or quick.always:
-        return None
-    return [invisible_id(ch) for ch in sorted(found[1])]
-
-
-def _none_may_match(quick: SetGate, text: str) -> bool:
-    found = quick.possible(text)
-    return found is not None and not found[0] and not quick.always
+    invisible = quick.chars_if_none_match(window)
+    return None if invisible is None else [invisible_id(ch) for ch in sorted(invisible)]
 
 
 def threat_message(finding: str) -> str:
