@@ -339,13 +339,20 @@ _MEMO_NAMES: dict[Path, StoredTable] = {}
 
 def _memo_names() -> StoredTable | None:
     """The index of memo record names by their sources' states, per cache directory."""
+    return _table_in_use(_MEMO_NAMES, lambda: StoredTable(
+        f"memo-names-{environment_key('memo names 1')}.bin", MAX_MEMO_ENTRIES))
+
+
+def _table_in_use(tables: dict[Path, StoredTable],
+                  make: Callable[[], StoredTable]) -> StoredTable | None:
+    """The table of ``tables`` for the cache directory in use (``make()`` there at first
+    use); None when records are not in use."""
     directory = _usable_dir()
     if directory is None:
         return None
-    table = _MEMO_NAMES.get(directory)
+    table = tables.get(directory)
     if table is None:
-        table = _MEMO_NAMES[directory] = StoredTable(
-            f"memo-names-{environment_key('memo names 1')}.bin", MAX_MEMO_ENTRIES)
+        table = tables[directory] = make()
     return table
 
 
@@ -427,14 +434,8 @@ class GatheredRecords:
         store_bounded(name, data, **bounds)
 
     def _table(self) -> StoredTable | None:
-        directory = _usable_dir()
-        if directory is None:
-            return None
-        table = self._tables.get(directory)
-        if table is None:
-            table = self._tables[directory] = StoredTable(
-                self._gathered_name(), self._limit, _is_marshalled_table)
-        return table
+        return _table_in_use(self._tables, lambda: StoredTable(
+            self._gathered_name(), self._limit, _is_marshalled_table))
 
 
 def _unmarshalled(stored: Any) -> Any | None:
