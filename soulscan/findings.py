@@ -405,11 +405,9 @@ def _runtime_findings(
 
 
 def _runtime_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft]:
-    if len(matches) > _MANY_OBJECTS:
-        alike = _alike_drafts(region, text, matches)
-        if alike is not None:
-            return alike
-    return _drafts_one_by_one(region, text, matches)
+    """The drafts of more than ``_MANY_OBJECTS`` occurrences: alike when they are."""
+    alike = _alike_drafts(region, text, matches)
+    return _drafts_one_by_one(region, text, matches) if alike is None else alike
 
 
 def _alike_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft] | None:

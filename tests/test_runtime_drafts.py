@@ -40,9 +40,8 @@ def regions_and_matches(draw: st.DrawFn) -> tuple[Region, list[RuntimeMatch]]:
 @given(regions_and_matches())
 def test_alike_drafts_are_those_built_one_by_one(case: tuple[Region, list[RuntimeMatch]]) -> None:
     region, matches = case
-    with mock.patch.object(findings, "_MANY_OBJECTS", 0):
-        assert findings._runtime_drafts(region, TEXT, matches) == findings._drafts_one_by_one(
-            region, TEXT, matches)
+    assert findings._runtime_drafts(region, TEXT, matches) == findings._drafts_one_by_one(
+        region, TEXT, matches)
 
 
 def test_a_thousand_joiners_inside_the_window_take_the_columns() -> None:
