@@ -208,9 +208,7 @@ Plan = tuple[tuple[GatedFields, ...], tuple[tuple[int, tuple[int, ...]], ...], t
              frozenset[str]]
 
 
-@cache.persistent_depending_on(
-    "soulscan.engine.anchors", "soulscan.hardened.branch_search", "soulscan.hardened.pattern_reading"
-)
+@cache.persistent_depending_on("soulscan.engine.anchors", "soulscan.hardened.pattern_reading")
 def _plan(rules: tuple[RuleKey, ...]) -> Plan:
     """What a ViewGate of these rules tests, worked out once per machine (plain data: ~4 ms
     of every start for the hardened rules' four views), not at each start."""
