@@ -148,7 +148,8 @@ class RealPaths:
         return self._cwd
 
     def _resolve(self, path: str) -> str:
-        if not path.startswith("/") or path.startswith("//") or os.path.normpath(path) != path:
+        """An absolute path's resolved name (``__call__`` sends only those here)."""
+        if path.startswith("//") or os.path.normpath(path) != path:
             return os.path.realpath(path)
         # Up to the nearest ancestor known, then down from it, a loop and not a recursion:
         # a tree may be deeper than Python's recursion limit.
