@@ -227,13 +227,24 @@ def _require_success(command: Sequence[str], completed: subprocess.CompletedProc
 
 
 def interleaved_medians(commands: Sequence[Sequence[str]], runs: int) -> list[float]:
-    """Median wall time of each command, the commands run in turn ``runs`` times: load
-    that comes and goes during the measurement falls on all of them alike."""
-    times: list[list[float]] = [[] for _ in commands]
+    """Median wall time of each command, the commands run in turn ``runs`` times."""
+    return [wall for (wall,) in medians_taking_turns(
+        [functools.partial(_wall_of, command) for command in commands], runs)]
+
+
+def _wall_of(command: Sequence[str]) -> tuple[float]:
+    return (wall_seconds(command),)
+
+
+def medians_taking_turns(measures: Sequence[Callable[[], tuple[float, ...]]],
+                         runs: int) -> list[tuple[float, ...]]:
+    """Each measurement taken ``runs`` times, the measurements in turn (load that comes and
+    goes falls on all of them alike), and the median of each of its figures."""
+    taken: list[list[tuple[float, ...]]] = [[] for _ in measures]
     for _ in range(runs):
-        for index, command in enumerate(commands):
-            times[index].append(wall_seconds(command))
-    return [statistics.median(each) for each in times]
+        for each, measure in zip(taken, measures, strict=True):
+            each.append(measure())
+    return [tuple(map(statistics.median, zip(*each, strict=True))) for each in taken]
 
 
 def wall_and_cpu(command: Sequence[str], cwd: Path) -> tuple[float, float]:
@@ -408,13 +419,8 @@ def tree_section(options: BenchOptions) -> Iterator[str]:
         # One run of a 4 s scan moved the ratio by 15% between benchmarks (a burst of other
         # load on one core): the runs take turns, and each figure is the median of its own.
         runs = 1 if options.quick else TREE_RUNS
-        timed: list[list[tuple[float, float]]] = [[], []]
-        for _ in range(runs):
-            for jobs, times in zip(("1", "2"), timed, strict=True):
-                times.append(wall_and_cpu([*base, "-j", jobs], root))
-        (one, one_cpu), (two, two_cpu) = (
-            (statistics.median(wall for wall, _ in times), statistics.median(cpu for _, cpu in times))
-            for times in timed)
+        (one, one_cpu), (two, two_cpu) = medians_taking_turns(
+            [functools.partial(wall_and_cpu, [*base, "-j", jobs], root) for jobs in ("1", "2")], runs)
     median = f"median of {runs}, taking turns; " if runs > 1 else ""
     yield (f"[tree] {files:,} files ({chars / 1e6:.1f} M chars) in {files // 5:,} directories "
            f"({median}wall and CPU seconds): "

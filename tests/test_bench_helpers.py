@@ -19,6 +19,7 @@ from soulscan.bench import (
     corpus_texts,
     interleaved_medians,
     loaded_text,
+    medians_taking_turns,
     sections,
     timed_runs,
     wall_and_cpu,
@@ -78,6 +79,19 @@ def test_timed_runs_keeps_every_run_in_order_and_the_first_is_shown() -> None:
     assert len(times) == 3
     assert bench._first_run([0.25, 0.125, 0.5]) == "; first of 3 runs 0.25 s"
     assert bench._first_run([0.25]) == ""  # one run (--quick): nothing left out
+
+
+def test_medians_taking_turns_take_each_figure_s_own_median() -> None:
+    order: list[str] = []
+    figures = {"a": iter([(3.0, 30.0), (1.0, 20.0), (2.0, 10.0)]), "b": iter([(5.0, 1.0)] * 3)}
+
+    def measure(name: str) -> tuple[float, ...]:
+        order.append(name)
+        return next(figures[name])
+
+    assert medians_taking_turns([lambda: measure("a"), lambda: measure("b")], 3) == [
+        (2.0, 20.0), (5.0, 1.0)]
+    assert "".join(order) == "ababab"
 
 
 def test_interleaved_medians_time_each_command_in_turn(tmp_path: Path) -> None:
