@@ -114,10 +114,7 @@ class FileExcerpts:
             if not line.short:
                 shown.extend(self._shared((location,)))
                 continue
-            line_text = self.text[line.start : line.end_or_limit]
-            free = self._secret_free.get(number)
-            if free is None:
-                free = self._secret_free[number] = redact(line_text) == line_text
+            line_text, free = self._short_line(number, line)
             start = location.column - 1
             # (a location that runs on past its line is shown to the line's end)
             end = location.end_column - 1 if location.end_line == number else len(line_text)
@@ -259,10 +256,7 @@ class FileExcerpts:
         the line holds one. The line is escaped once and every piece sliced from it, in
         C-level passes: escaping goes character by character, so a slice of the escaped
         line is the escape of the slice of the line that ``_shared`` shows."""
-        line_text = self.text[line.start : line.end_or_limit]
-        free = self._secret_free.get(number)
-        if free is None:
-            free = self._secret_free[number] = redact(line_text) == line_text
+        line_text, free = self._short_line(number, line)
         if not free:
             return None
         repeat = itertools.repeat
@@ -282,6 +276,15 @@ class FileExcerpts:
             shorten_slices(shown, starts, match_ends, MATCH_LIMIT),
             shorten_slices(shown, ends, after_ends, AFTER_LIMIT),
         )))
+
+    def _short_line(self, number: int, line: _Line) -> tuple[str, bool]:
+        """A short line's text, and whether it holds no secret (``redact`` leaves it as it
+        is: remembered, as ``_shows_no_secret`` remembers it)."""
+        line_text = self.text[line.start : line.end_or_limit]
+        free = self._secret_free.get(number)
+        if free is None:
+            free = self._secret_free[number] = redact(line_text) == line_text
+        return line_text, free
 
     def _line(self, number: int) -> _Line:
         line = self._lines.get(number)
