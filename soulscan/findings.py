@@ -17,9 +17,7 @@ redacted, escaped and bounded here, so reporters never see raw file text.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import functools
-import gc
 import hashlib
 import itertools
 import operator
@@ -33,7 +31,7 @@ from soulscan.engine.rulepack import Rule
 from soulscan.extra_packs import extra_matches
 from soulscan.hardened.secrets import redact
 from soulscan.hermes.documents import RuntimeDocument
-from soulscan.hermes.scanner import RuntimeMatch, runtime_matches
+from soulscan.hermes.scanner import RuntimeMatch, collector_paused, runtime_matches
 from soulscan.hermes.spans import Region
 from soulscan.models import (
     EFFECT_NONE,
@@ -252,7 +250,7 @@ class _FileContext:
         """The findings of ``drafts``, located and shown in one pass over the text."""
         if len(drafts) <= _MANY_OBJECTS:  # (most files: no context manager's frames)
             return self._build(drafts)
-        with _collector_paused():
+        with collector_paused():
             return self._build(drafts)
 
     def _build(self, drafts: Sequence[_Draft]) -> list[Finding]:
@@ -400,7 +398,7 @@ def _runtime_findings(
         matches = context.admit_all(listed, counts)
     if len(matches) <= _MANY_OBJECTS:
         return _drafts_one_by_one(region, text, matches)
-    with _collector_paused():
+    with collector_paused():
         return _runtime_drafts(region, text, matches)
 
 
@@ -465,22 +463,6 @@ def _drafts_one_by_one(region: Region, text: str, matches: Sequence[RuntimeMatch
 # Past this many findings (or occurrences) of a file, they are built with the cycle
 # collector paused.
 _MANY_OBJECTS = 256
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cycle collector paused while thousands of objects that hold no cycle are built
-    at once (a file of hidden characters): run every 700 new containers by default
-    (``soulscan`` itself runs it far less often, ``cli``), it would walk them all again
-    and again, and free none."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _runtime_flagged(region: Region) -> bool:

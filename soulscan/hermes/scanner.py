@@ -12,13 +12,14 @@ once. The runtime orders several invisible findings by Python set iteration
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import gc
 import itertools
 import operator
 import re
 import unicodedata
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from soulscan.engine.prefilter import GatedRule, RuleSetGate, gated_python_re
@@ -333,15 +334,24 @@ def _invisible_matches(text: str) -> list[RuntimeMatch]:
     ids = map(_invisible_ids().__getitem__, map(text.__getitem__, starts))
     ends = map(operator.add, starts, itertools.repeat(1))
     rows = zip(ids, itertools.repeat(None), starts, ends)
-    # Cycle collections triggered by a million new tuples (which hold no cycle) would
-    # re-scan every one of them, twice the cost of building them.
-    collecting = gc.isenabled()
+    with collector_paused():  # (a million new tuples)
+        return list(map(tuple.__new__, itertools.repeat(RuntimeMatch), rows))
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cycle collector paused while thousands of objects that hold no cycle are built
+    at once (a file of hidden characters): run every 700 new containers by default
+    (``soulscan`` itself runs it far less often, ``cli``), it would walk them all again
+    and again, and free none (for a million tuples, twice the cost of building them)."""
+    if not gc.isenabled():
+        yield
+        return
     gc.disable()
     try:
-        return list(map(tuple.__new__, itertools.repeat(RuntimeMatch), rows))
+        yield
     finally:
-        if collecting:
-            gc.enable()
+        gc.enable()
 
 
 @functools.cache
