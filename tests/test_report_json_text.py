@@ -69,3 +69,41 @@ def test_a_json_report_is_rendered_without_importing_the_json_package() -> None:
     completed = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
                                text=True, timeout=60)
     assert completed.stdout.split() == ["False", "1"]
+
+
+def test_a_report_of_real_kinds_renders_as_json_dumps_would() -> None:
+    """Each file is written straight from its result (``_FileEntry``): the same text as
+    its dict through json.dumps: a block with ids, a skip with a detail, findings with a
+    decoded payload, hostile paths, errors."""
+    from tests.report_samples import sample_report
+
+    report = sample_report()
+    assert render(report, RenderOptions()) == _reference(report_document(report)) + "\n"
+
+
+_TEXTS = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_TEXTS, st.sampled_from(["agents", "soul", "mdc"]),
+                          st.sampled_from(["load", "block", "truncate", "skip"]),
+                          st.lists(_TEXTS, max_size=3), st.integers(), st.integers(),
+                          st.none() | _TEXTS), max_size=4))
+def test_file_entries_render_as_json_dumps_would(files: list[tuple[Any, ...]]) -> None:
+    from soulscan.models import FileResult, RuntimeSummary
+
+    report = ScanReport(tuple(
+        FileResult(path, kind, RuntimeSummary(action, tuple(ids), total, loaded, detail))
+        for path, kind, action, ids, total, loaded, detail in files), ())
+    assert render(report, RenderOptions()) == _reference(report_document(report)) + "\n"
+
+
+def test_a_file_entry_with_values_no_scan_makes_is_left_to_the_dict_writer() -> None:
+    """A subclass of int (a bool) or of str is written as json.dumps writes it."""
+    from soulscan.models import FileResult, RuntimeSummary
+
+    class Named(str):
+        pass
+
+    report = ScanReport((FileResult("a", Named("agents"), RuntimeSummary("load", (), True, 3)),), ())
+    assert render(report, RenderOptions()) == _reference(report_document(report)) + "\n"
