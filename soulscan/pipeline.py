@@ -29,6 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from soulscan.blocked_start import blocked_start_document
 from soulscan.discovery import Discovery, Target, describe_os_error, discover, kind_of
 from soulscan.errors import SoulscanError
 from soulscan.findings import PROFILES, document_findings, snippet_of
@@ -160,6 +161,9 @@ def _whole_context_result(target: Target, path: str, data: bytes,
     would decode, strip and judge it again). None for any other file (undecodable, empty,
     cut), which the document path judges (the scanner remembers its last verdict: the text
     is not scanned twice)."""
+    blocked = blocked_start_document(path, target.kind, data)  # a large file's start alone
+    if blocked is not None:
+        return _file_result(target, blocked, options)
     try:
         text = decode_runtime_text(data)
     except UnicodeDecodeError:
@@ -295,18 +299,27 @@ def discover_and_scan(
     jobs: int,
     stdin: BinaryIO | None = None,
     cursor_bundles: bool = True,
+    on_target: Callable[[Target], None] | None = None,
     **discover_options: Any,
 ) -> tuple[Discovery, ScanReport]:
     """``discover(paths, **discover_options)`` then ``run_scan``, the same report; with
     ``jobs`` > 1 worker processes scan the files found first while the walk goes on
-    (on a tree of thousands of files the walk is a tenth of a second or more)."""
+    (on a tree of thousands of files the walk is a tenth of a second or more).
+    ``on_target`` is told of each target as it is found: with ``jobs`` > 1, while the
+    workers scan, so that work done there is off the serial tail after the last result."""
     _check_profile(options)
     if jobs <= 1:
-        discovery = discover(paths, **discover_options)
+        discovery = discover(paths, on_target=on_target, **discover_options)
         return discovery, run_scan(discovery, options, stdin=stdin, cursor_bundles=cursor_bundles)
     scan = _OverlappedScan(_Planner(options, stdin, cursor_bundles), options, jobs)
+    if on_target is None:
+        found = scan.add
+    else:
+        def found(target: Target) -> None:
+            scan.add(target)
+            on_target(target)
     try:
-        discovery = discover(paths, on_target=scan.add, **discover_options)
+        discovery = discover(paths, on_target=found, **discover_options)
         return discovery, scan.finish(discovery)
     finally:
         scan.close()
