@@ -169,19 +169,21 @@ def _context_document(
     return RuntimeDocument(path, kind, label, text, summary, (region,), output)
 
 
-def whole_document(path: str, kind: str, label: str, text: str,
-                   judged: JudgedSection) -> RuntimeDocument:
+def whole_document(path: str, kind: str, label: str, text: str, judged: JudgedSection,
+                   chars_total: int | None = None) -> RuntimeDocument:
     """The document of a file whose section reaches the model whole (no cut): the
-    section is its output."""
-    return _new(RuntimeDocument, (path, kind, label, text, whole_summary(text, judged),
+    section is its output. ``chars_total``: the whole text's length when ``text`` is only
+    its start (``soulscan.blocked_start``: a blocked file's report reads no further)."""
+    return _new(RuntimeDocument, (path, kind, label, text, whole_summary(text, judged, chars_total),
                                   (judged.whole_region(),), judged.section))
 
 
-def whole_summary(text: str, judged: JudgedSection) -> RuntimeSummary:
+def whole_summary(text: str, judged: JudgedSection, chars_total: int | None = None) -> RuntimeSummary:
     """``context_summary`` of a section that reaches the model whole (no cut)."""
     if judged.ids:
         replaced = f"the whole file is replaced by: {judged.content}"
-        return RuntimeSummary("block", judged.ids, len(text), 0, replaced)
+        return RuntimeSummary("block", judged.ids, len(text) if chars_total is None else chars_total,
+                              0, replaced)
     # Frontmatter and BOMs sit after the leading whitespace: nothing when the text starts at 0.
     start = judged.prepared.start
     skipped = start and start - (len(text) - len(text.lstrip()))
