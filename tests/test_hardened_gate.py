@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import marshal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 
 from soulscan.engine.anchors import NON_ASCII, fold
 from soulscan.engine.matcher import PreparedText, rule_finditer
+from soulscan.engine.re2_literals import use_literal_sets
 from soulscan.hardened import gate
 from soulscan.hardened.anchor_finder import (
     IN_CALL_CHARS,
@@ -160,7 +163,24 @@ _VIEW_ANCHORS = {view: sorted(view_gate(view, "agents").anchors) for view in VIE
 _SCANNING = {view: PivotFinder(anchors, in_budget=0) for view, anchors in _VIEW_ANCHORS.items()}
 
 
+@contextmanager
+def _literal_sets(after_chars: int | None) -> Iterator[None]:
+    """Finders that answer by RE2 literal sets from the first lookup (0), or never (None)."""
+    use_literal_sets(after_chars)
+    try:
+        yield
+    finally:
+        use_literal_sets()
+
+
 def _assert_finders_exact(text: str) -> None:
+    # the finders' own ways (scans, ``in``, tokens), then their RE2 sets
+    for after_chars in (None, 0):
+        with _literal_sets(after_chars):
+            _assert_finders_exact_now(text)
+
+
+def _assert_finders_exact_now(text: str) -> None:
     views = Views(text)
     for view in VIEW_NAMES:
         folded = PreparedText(views.get(view).text).folded
@@ -188,10 +208,11 @@ def test_a_finder_builds_its_scans_once_in_has_read_its_budget() -> None:
     texts = [PreparedText(text).folded for text in EXAMPLES[:4]]
     first_reads = (len(texts[0]) + IN_CALL_CHARS) * len(anchors)
     finder = PivotFinder(anchors, in_budget=first_reads)
-    for index, folded in enumerate(texts):
-        assert finder.present(folded) == {a for a in anchors if a in folded} | (
-            {NON_ASCII} if folded.endswith(NON_ASCII) else set())
-        assert (finder._scans is None) == (index == 0)
+    with _literal_sets(None):
+        for index, folded in enumerate(texts):
+            assert finder.present(folded) == {a for a in anchors if a in folded} | (
+                {NON_ASCII} if folded.endswith(NON_ASCII) else set())
+            assert (finder._scans is None) == (index == 0)
 
 
 @pytest.mark.parametrize("text", EXAMPLES[::3])
@@ -258,7 +279,9 @@ def test_token_finder_finds_exactly_the_anchors_in_texts_of_tokens(
         expected.add(NON_ASCII)
     finder = token_finder(frozenset(_TOKEN_ANCHORS))
     assert finder.tokens_pay
-    assert finder.present(folded) == expected, folded
+    for after_chars in (None, 0):  # by its tokens, then by its RE2 set
+        with _literal_sets(after_chars):
+            assert finder.present(folded) == expected, folded
 
 
 def _anchors_held(starts: tuple[Starts, ...] | None, anchors: frozenset[str]) -> dict[str, frozenset[str]]:

@@ -14,6 +14,10 @@ Two finders answer exactly for every anchor they are given, each suited to one k
   pass over the text's distinct words, which hold such an anchor exactly when the text does
   and are shorter; the anchors of several words by one pivot pass over the text.
 
+Once a process has looked up enough text (``soulscan.engine.re2_literals``), each finder
+answers by one RE2 set of all its anchors instead, a linear pass about ten times cheaper
+than those passes, and as exact; a text RE2 cannot answer for goes the ways above.
+
 ``tests/test_hardened_gate.py`` compares both with plain ``in``.
 """
 
@@ -27,6 +31,7 @@ import regex
 
 from soulscan.engine.anchors import NON_ASCII
 from soulscan.engine.anchorscan import MIN_PIVOT_RANK, AnchorScan, build_scan, letter_scans
+from soulscan.engine.re2_literals import LiteralSetWhenDue
 
 
 class AnchorFinder(Protocol):
@@ -82,6 +87,7 @@ class PivotFinder:
         self._scans: tuple[tuple[AnchorScan, ...], tuple[str, ...]] | None = None
         # the anchors a text's distinct lines may not tell (``_distinct_lines``)
         self._across_lines = frozenset(anchor for anchor in self.anchors if "\n" in anchor)
+        self._literal_set = LiteralSetWhenDue(self.anchors)
 
     def found_in(self, text: str) -> set[str]:
         """Exactly the anchors that occur in `text`."""
@@ -119,7 +125,9 @@ class PivotFinder:
         return scans, tuple(sorted(anchors - pinned))
 
     def present(self, folded: str) -> set[str]:
-        found = self.found_in(folded)
+        found = _found_by_set(self._literal_set, folded)
+        if found is None:
+            found = self.found_in(folded)
         if folded.endswith(NON_ASCII):
             found.add(NON_ASCII)
         return found
@@ -206,11 +214,15 @@ class TokenFinder:
         )
         # an ASCII text holds none of these
         self.non_ascii = PivotFinder(anchor for anchor in anchors if not anchor.isascii())
+        self._literal_set = LiteralSetWhenDue(self.anchors)
 
     def present(self, folded: str, words: WordsIndex | None = None) -> set[str]:
         """`words`: the index of `folded`, when it is built anyway."""
         ascii = folded.isascii()
-        if not self.tokens_pay:
+        found_by_set = _found_by_set(self._literal_set, folded)
+        if found_by_set is not None:
+            found = found_by_set
+        elif not self.tokens_pay:
             found = {anchor for anchor in (self.ascii_anchors if ascii else self.anchors) if anchor in folded}
         else:
             if words is None:
@@ -228,6 +240,13 @@ class TokenFinder:
         if folded.endswith(NON_ASCII):  # where PreparedText puts it
             found.add(NON_ASCII)
         return found
+
+
+def _found_by_set(literal_set: LiteralSetWhenDue, folded: str) -> set[str] | None:
+    """The anchors in `folded` by one RE2 pass over it, once such passes are due
+    (``soulscan.engine.re2_literals``); None when they are not, or RE2 cannot say."""
+    built = literal_set(len(folded))
+    return None if built is None else built.present(folded)
 
 
 def spaced_word(anchor: str) -> bool:
@@ -255,9 +274,13 @@ class WordsIndex:
 
     def __init__(self, tokens: set[str]) -> None:
         self.tokens = tokens
-        # Every distinct token once: shorter than the text, and holding a string without a
-        # space exactly when the text does.
-        self.distinct = " ".join(tokens)
+
+    @functools.cached_property
+    def distinct(self) -> str:
+        """Every distinct token once: shorter than the text, and holding a string without a
+        space exactly when the text does (joined at first need: a text whose anchors an
+        RE2 set finds never needs it)."""
+        return " ".join(self.tokens)
 
     @classmethod
     def of(cls, folded: str) -> WordsIndex:

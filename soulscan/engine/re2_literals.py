@@ -1,0 +1,110 @@
+"""Which of many literal strings occur in a text, in one linear RE2 pass (``RE2::Set``).
+
+The hardened gates look up hundreds of literal anchors in each view of a text. The pivot
+scans of ``soulscan.engine.anchorscan`` stop at each rare character and leave ``re``'s C
+loop there, and the anchors they cannot pin cost an ``in`` each: ~60 ns a character over
+the corpora. One RE2 set of the literals runs them all at once in a DFA pass (~5 ns a
+character, the UTF-8 encoding included) and, unlike a rule's superset
+(``soulscan.engine.re2_gate``), its answer is exact: a literal occurs in a ``str`` exactly
+when its UTF-8 bytes occur in the text's UTF-8 bytes (UTF-8 is self-synchronising).
+
+Two cases cannot be answered, and say so (None): a text with a lone surrogate (no UTF-8
+form), and a pass whose DFA outgrew its memory (RE2 then reports nothing; an empty pattern
+at the end of the text, in every set, tells that apart from "none occurs").
+
+The import of ``re2`` and each set's build (~10 ms in all) pay once a process has looked up
+``LITERAL_SETS_AFTER_CHARS`` characters (~60 ms of pivot scans), as the runtime scanner's
+sets do (``soulscan.hermes.scanner.QUICK_AFTER_CHARS``): a one-file run never builds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# A set's program and DFA memory: a literal set's DFA has at most about one state per
+# character of its literals (hundreds of anchors: a few thousand), far below this.
+SET_MEMORY = 16 << 20
+LITERAL_SETS_AFTER_CHARS = 1_000_000
+# RE2 reads bytes: a text mostly of multi-byte characters (emoji, CJK) costs it two to four
+# times as many steps, while the pivot scans rarely stop in it; such a text is left to them.
+MAX_BYTES_A_CHAR = 1.5
+_after: int | None = LITERAL_SETS_AFTER_CHARS  # None: never (``use_literal_sets``)
+_looked_up_chars = 0
+
+
+def use_literal_sets(after_chars: int | None = LITERAL_SETS_AFTER_CHARS) -> None:
+    """Build the sets once this many characters have been looked up from now (0: at the
+    next lookup; None: never, the pivot scans answer alone)."""
+    global _after, _looked_up_chars
+    _after = after_chars
+    _looked_up_chars = 0
+
+
+class LiteralSet:
+    """Literal strings compiled as one RE2 set."""
+
+    def __init__(self, literals: Iterable[str]) -> None:
+        """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses."""
+        from soulscan.engine.re2_gate import SetUnavailable
+
+        try:
+            import re2  # type: ignore[import-untyped]  # imported by the lookups that pay for it
+        except ImportError as exc:
+            raise SetUnavailable("google-re2 is not installed") from exc
+        self.literals = tuple(literals)
+        options = re2.Options()
+        options.max_mem = SET_MEMORY
+        options.log_errors = False
+        built = re2.Set.SearchSet(options)
+        try:
+            for literal in self.literals:
+                built.Add("".join(f"\\x{{{ord(char):x}}}" for char in literal))
+            self._sentinel = len(self.literals)
+            built.Add(r"\z")
+            built.Compile()
+        except re2.error as exc:
+            raise SetUnavailable(str(exc)) from exc
+        self._match = built._set.Match  # the bound C++ method: no str-or-bytes dispatch a call
+
+    def present(self, text: str) -> set[str] | None:
+        """Exactly the literals that occur in ``text``; None when RE2 cannot say."""
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate
+            return None
+        if len(data) > len(text) * MAX_BYTES_A_CHAR:
+            return None
+        found = self._match(data)
+        sentinel = self._sentinel
+        if sentinel not in found:  # the DFA gave up before the end of the text
+            return None
+        literals = self.literals
+        return {literals[index] for index in found if index != sentinel}
+
+
+class LiteralSetWhenDue:
+    """A finder's literal set: None until lookups are due, then built once (and None for
+    good when it cannot be built)."""
+
+    def __init__(self, literals: Iterable[str]) -> None:
+        self._literals = tuple(literals)
+        self._set: LiteralSet | None = None
+        self._refused = False
+
+    def __call__(self, chars: int) -> LiteralSet | None:
+        """The set, counting a lookup of ``chars`` characters while none is built."""
+        if _after is None or self._refused:
+            return None
+        if self._set is not None:
+            return self._set
+        global _looked_up_chars
+        _looked_up_chars += chars
+        if _looked_up_chars < _after:
+            return None
+        from soulscan.engine.re2_gate import SetUnavailable
+
+        try:
+            self._set = LiteralSet(self._literals)
+        except SetUnavailable:
+            self._refused = True
+        return self._set
