@@ -106,9 +106,21 @@ def document_findings(
     listed counts the rest in ``extra["omitted_occurrences"]``. A file of a million
     zero-width spaces would otherwise make a report of a million findings.
     """
-    assert document.text is not None
-    if profile == "runtime" and not any(map(_runtime_flagged, document.regions)):
+    if profile != "runtime":
+        return _findings(document, display, profile, rule_packs)
+    if not any(map(_runtime_flagged, document.regions)):
         return ()  # the common case: nothing to locate, nothing else to run
+    # A file of hidden characters drafts and builds thousands of objects: the collector
+    # walks them once, after the drafts are gone (paused in each step, it walked both
+    # steps' objects, drafts and all, as each ended: ~0.1 ms of 1,000 findings).
+    with collector_paused():
+        return _findings(document, display, profile, rule_packs)
+
+
+def _findings(
+    document: RuntimeDocument, display: str, profile: str, rule_packs: tuple[str, ...]
+) -> tuple[Finding, ...]:
+    assert document.text is not None
     context = _FileContext(document.text, display)
     runtime: list[_Draft] = []
     hardened: list[_Draft] = []

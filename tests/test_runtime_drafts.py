@@ -110,3 +110,40 @@ def test_a_thousand_joiners_inside_the_window_are_built_alike() -> None:
     assert context._alike_findings(outside, locations, shown) is None
     other = [*drafts[:-1], drafts[-1]._replace(effect="none")]
     assert context._alike_findings(other, locations, shown) is None
+
+
+def test_a_flagged_files_runtime_findings_are_built_with_the_collector_paused() -> None:
+    """One pause for the whole runtime-profile build (the drafts gone before the collector
+    walks what is left); the collector is left as it was found, also on an error."""
+    import gc
+
+    from soulscan.hermes.documents import load_document
+
+    document = load_document("AGENTS.md", "agents", data=("x\u200d" * 600).encode())
+    seen: list[bool] = []
+    real = findings._findings
+
+    def spy(*args: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args)  # type: ignore[arg-type]
+
+    was = gc.isenabled()
+    try:
+        with mock.patch.object(findings, "_findings", spy):
+            gc.enable()
+            assert len(findings.document_findings(document, "AGENTS.md", "runtime")) == 600
+            assert gc.isenabled()
+            gc.disable()
+            findings.document_findings(document, "AGENTS.md", "runtime")
+            assert not gc.isenabled()
+            gc.enable()
+            findings.document_findings(document, "AGENTS.md", "all")  # (not paused here)
+        with mock.patch.object(findings, "_findings", side_effect=RuntimeError):
+            try:
+                findings.document_findings(document, "AGENTS.md", "runtime")
+            except RuntimeError:
+                pass
+            assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [False, False, True]
