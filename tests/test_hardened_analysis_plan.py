@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText, rule_finditer
+from soulscan.hardened import branch_search, repeated_windows
 from soulscan.hardened.analyze import (
     HardenedMatch,
     _Analysis,
@@ -74,6 +75,27 @@ def test_spliced_examples_analyse_as_ungated(parts: list[tuple[str, str]], kind:
 @given(st.text(max_size=300), st.sampled_from(KINDS))
 def test_any_text_analyses_as_ungated(text: str, kind: str) -> None:
     _assert_as_ungated(text, kind)
+
+
+@pytest.fixture
+def texts_read_as_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts of any length are searched as long ones are: the words view's requirements told
+    by its tokens, its windows tried once each, and its places too many to try one by one."""
+    monkeypatch.setattr(branch_search, "REPEATED_LINES_FROM", 0)
+    monkeypatch.setattr(branch_search, "MEMO_FROM_PLACES", 0)
+    monkeypatch.setattr(branch_search, "most_places", lambda length: 2)
+    monkeypatch.setattr(repeated_windows, "PROBE", 4)
+    repeated_windows.string_windows.cache_clear()
+
+
+@pytest.mark.usefixtures("texts_read_as_long")
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(_PIECES, _GLUE), min_size=1, max_size=4), st.integers(1, 8))
+def test_repeated_examples_read_as_long_texts_analyse_as_ungated(
+    parts: list[tuple[str, str]], repeat: int
+) -> None:
+    repeated_windows.string_windows.cache_clear()
+    _assert_as_ungated("".join(piece + glue for piece, glue in parts) * repeat, "agents")
 
 
 def test_a_sample_of_the_shared_corpora_analyses_as_ungated() -> None:

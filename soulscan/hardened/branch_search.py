@@ -78,8 +78,28 @@ class BranchSearch:
         view's folded text; `present`: which of the anchors `needs` names occur in it (all
         of them looked up): the strings they rule out are not searched for."""
         text = prepared.text
+        # the index of a long words view (``repeated_windows``, ``word_requirements``: long
+        # texts only)
+        long_words = words if len(text) >= REPEATED_LINES_FROM else None
+        if long_words is not None:
+            from soulscan.hardened.word_requirements import may_match
+
+            # every requirement of the live branches, told by its tokens
+            if not may_match(*(self.live or (self.pattern.pattern, self.pattern.flags)), long_words):
+                return []
         if self.starts is not None:
             places = self._places(prepared, words, present)
+            if places is None and long_words is not None:
+                # too many to try each, but a words view may repeat its windows
+                from soulscan.hardened.repeated_windows import every_match
+
+                pattern = self.pattern if self.live is None else _compiled(*self.live)
+                haystack = prepared.folded if self._ignorecase else text
+                groups = [(self._strings(starts, words, present), starts.lo, starts.hi)
+                          for starts in self.starts]
+                found = every_match(pattern, text, haystack, groups, long_words)
+                if found is not None:
+                    return found
         else:
             places = self._window_places(prepared)
         if places is not None:
@@ -92,6 +112,12 @@ class BranchSearch:
                 around = reach.reach(pattern.pattern, pattern.flags)
                 if around is not None and around.behind + around.ahead >= MEMO_FROM_REACH:
                     return list(reach.matches_at_by_window(pattern, lines, places, around))
+            if long_words is not None and len(places) >= MEMO_FROM_PLACES:
+                from soulscan.hardened.repeated_windows import word_matches
+
+                found = word_matches(pattern, text, places, long_words)
+                if found is not None:
+                    return found
             return list(matches_at(pattern, text, places))
         pattern = self.pattern if self.live is None else _compiled(*self.live)
         return [match.span() for match in pattern.finditer(text)]
@@ -105,15 +131,8 @@ class BranchSearch:
         most = most_places(len(text))
         windows = self._windows(haystack, len(text), most)
         places: set[int] = set()
-        needs = self.needs
         for starts in self.starts or ():
-            if present is not None and needs:
-                # the gate's lookup says which strings occur: the words index adds nothing
-                strings: Sequence[str] = [
-                    s for s in starts.strings if s not in needs or needs[s] <= present
-                ]
-            else:
-                strings = starts.held_by(words)
+            strings = self._strings(starts, words, present)
             # each place of a string is tried at `width` places
             width = starts.hi - starts.lo + 1
             budget = (most - len(places)) // width
@@ -129,6 +148,16 @@ class BranchSearch:
             if len(places) > most:
                 return None
         return sorted(places)
+
+    def _strings(
+        self, starts: Starts, words: WordsIndex | None, present: set[str] | None
+    ) -> Sequence[str]:
+        """The strings of `starts` the text may hold."""
+        needs = self.needs
+        if present is not None and needs:
+            # the gate's lookup says which strings occur: the words index adds nothing
+            return [s for s in starts.strings if s not in needs or needs[s] <= present]
+        return starts.held_by(words)
 
     def _windows(self, haystack: str, length: int, most: int) -> list[tuple[int, int]] | None:
         """The ranges where a match can start (from `widest` to `shortest` characters

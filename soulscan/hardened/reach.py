@@ -48,25 +48,56 @@ class _Extent(NamedTuple):
 
 
 @functools.lru_cache(maxsize=1024)
-def reach(source: str, flags: int) -> Reach | None:
+def reach(source: str, flags: int, longest_word: int | None = None) -> Reach | None:
     """How far a regex-dialect pattern reads around the place it is tried at; None when
-    unbounded or unknown."""
+    unbounded or unknown.
+
+    `longest_word`: no run of characters other than a space in the text the pattern is
+    tried in is longer (the words view's longest token). An unbounded repeat of a character
+    that is never a space (``\\S+``, ``\\w*``, ``[^ ]+``) then takes and reads no more than
+    that many in this text, as the same repeat bounded by it would: tried in this text, the
+    pattern answers as that bounded one does, whose reach this is."""
+    nodes = _nodes(source, flags)
+    if nodes is None:
+        return None
+    extent = _extent(nodes, longest_word)
+    return None if extent is None else Reach(extent.behind, extent.ahead)
+
+
+@functools.lru_cache(maxsize=256)
+def _nodes(source: str, flags: int) -> list[Any] | None:
+    """The pattern's parse (read, never changed), once a pattern: the words view asks for
+    its reach again with each text's longest word."""
     if flags & _REFUSED_FLAGS:
         return None
     # (their inline forms, `(?f)`, `(?w)`, `(?V1)`, are refused by the parse: ``re`` knows
     # no such flag)
     parsed = parsed_pattern(source, flags)
-    if parsed is None:
-        return None
-    extent = _extent(list(parsed))
-    return None if extent is None else Reach(extent.behind, extent.ahead)
+    return None if parsed is None else list(parsed)
 
 
-def _extent(nodes: list[Any]) -> _Extent | None:
+# One-character nodes that never match a space, whatever the flags: ``\\S``, ``\\w``, ``\\d``,
+# ``[^ ]`` and any literal but a space (no case folding makes a letter a space).
+_NEVER_A_SPACE = (
+    (C.IN, [(C.CATEGORY, C.CATEGORY_NOT_SPACE)]),
+    (C.IN, [(C.CATEGORY, C.CATEGORY_WORD)]),
+    (C.IN, [(C.CATEGORY, C.CATEGORY_DIGIT)]),
+    (C.NOT_LITERAL, ord(" ")),
+)
+
+
+def _never_a_space(body: list[Any]) -> bool:
+    if len(body) != 1:
+        return False
+    op, av = body[0]
+    return (op, av) in _NEVER_A_SPACE or op is C.LITERAL and av != ord(" ")
+
+
+def _extent(nodes: list[Any], longest_word: int | None = None) -> _Extent | None:
     """The extent of a sequence of nodes, from their first one's place."""
     width = behind = ahead = 0
     for op, av in nodes:
-        node = _node_extent(op, av)
+        node = _node_extent(op, av, longest_word)
         if node is None:
             return None
         # the node is tried from 0 to `width` characters after the start
@@ -76,27 +107,29 @@ def _extent(nodes: list[Any]) -> _Extent | None:
     return _Extent(width, behind, max(ahead, width))
 
 
-def _node_extent(op: Any, av: Any) -> _Extent | None:
+def _node_extent(op: Any, av: Any, longest_word: int | None) -> _Extent | None:
     if op in _ONE_CHARACTER:
         return _Extent(1, 0, 1)
     if op is C.AT:
         # ``\b`` reads a character each side, ``$`` the next one and the text's length
         return _Extent(0, 1, 2)
     if op is C.SUBPATTERN:
-        return _extent(list(av[-1]))
+        return _extent(list(av[-1]), longest_word)
     if op is C.ATOMIC_GROUP:
-        return _extent(list(av))
+        return _extent(list(av), longest_word)
     if op is C.BRANCH:
-        branches = [_extent(list(branch)) for branch in av[1]]
+        branches = [_extent(list(branch), longest_word) for branch in av[1]]
         if any(branch is None for branch in branches) or not branches:
             return None
         known = [branch for branch in branches if branch is not None]
         return _Extent(*(max(values) for values in zip(*known)))
     if op in _REPEATS:
-        _, high, body = av
+        low, high, body = av
         if high == C.MAXREPEAT:
-            return None
-        inner = _extent(list(body))
+            if longest_word is None or not _never_a_space(list(body)):
+                return None
+            high = max(low, longest_word)
+        inner = _extent(list(body), longest_word)
         if inner is None:
             return None
         if high == 0:
@@ -105,7 +138,7 @@ def _node_extent(op: Any, av: Any) -> _Extent | None:
         return _Extent(high * inner.width, inner.behind, (high - 1) * inner.width + inner.ahead)
     if op in (C.ASSERT, C.ASSERT_NOT):
         direction, body = av
-        inner = _extent(list(body))
+        inner = _extent(list(body), longest_word)
         if inner is None:
             return None
         if direction == 1:
