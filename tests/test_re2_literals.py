@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine import re2_literals
+from soulscan.engine import re2_gate, re2_literals
 from soulscan.engine.re2_gate import SetUnavailable
 from soulscan.engine.re2_literals import LiteralSet, LiteralSetWhenDue, use_literal_sets
 
@@ -63,7 +63,7 @@ def _no_re2_module(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _too_little_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(re2_literals, "SET_MEMORY", 1 << 10)
+    monkeypatch.setattr(re2_gate, "SET_MEMORY", 1 << 10)
 
 
 @pytest.mark.parametrize("no_set", [_no_re2_module, _too_little_memory])

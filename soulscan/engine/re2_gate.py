@@ -188,6 +188,24 @@ def superset_source(pattern: str, flags: int) -> str | None:
         return None
 
 
+def search_set() -> tuple[Any, Any]:
+    """The ``re2`` module and an empty unanchored ``re2.Set`` of ``SET_MEMORY``; raises
+    SetUnavailable without google-re2."""
+    try:
+        import re2  # type: ignore[import-untyped]  # imported by the scans that pay for it
+    except ImportError as exc:
+        raise SetUnavailable("google-re2 is not installed") from exc
+    options = re2.Options()
+    options.max_mem = SET_MEMORY
+    options.log_errors = False
+    return re2, re2.Set.SearchSet(options)
+
+
+def literal_source(text: str) -> str:
+    """An RE2 pattern matching exactly ``text`` (each character escaped by its code point)."""
+    return "".join(_escape(ord(char)) for char in text)
+
+
 _NOTHING: tuple[frozenset[int], frozenset[str]] = (frozenset(), frozenset())
 
 
@@ -196,15 +214,7 @@ class SetGate:
     ones that may match a text, and literal characters (``chars``) that occur in it."""
 
     def __init__(self, patterns: Sequence[tuple[str, int]], chars: Sequence[str] = ()) -> None:
-        try:
-            import re2  # type: ignore[import-untyped]  # imported by the scans that pay for it
-        except ImportError as exc:
-            raise SetUnavailable("google-re2 is not installed") from exc
-
-        options = re2.Options()
-        options.max_mem = SET_MEMORY
-        options.log_errors = False
-        built = re2.Set.SearchSet(options)
+        re2, built = search_set()
         always = set()
         self._index: list[int] = []  # set index -> pattern index (or -1 - char index)
         for index, (pattern, flags) in enumerate(patterns):
@@ -219,7 +229,7 @@ class SetGate:
                 continue
             self._index.append(index)
         for place, char in enumerate(chars):
-            built.Add(_escape(ord(char)))
+            built.Add(literal_source(char))
             self._index.append(-1 - place)
         self._sentinel = len(self._index)
         built.Add(r"\z")

@@ -21,9 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-# A set's program and DFA memory: a literal set's DFA has at most about one state per
-# character of its literals (hundreds of anchors: a few thousand), far below this.
-SET_MEMORY = 16 << 20
 LITERAL_SETS_AFTER_CHARS = 1_000_000
 # RE2 reads bytes: a text mostly of multi-byte characters (emoji, CJK) costs it two to four
 # times as many steps, while the pivot scans rarely stop in it; such a text is left to them.
@@ -44,21 +41,16 @@ class LiteralSet:
     """Literal strings compiled as one RE2 set."""
 
     def __init__(self, literals: Iterable[str]) -> None:
-        """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses."""
-        from soulscan.engine.re2_gate import SetUnavailable
+        """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses. (A
+        literal set's DFA has about one state at most a byte of its literals (its trie): a few
+        thousand for hundreds of anchors, far within ``re2_gate.SET_MEMORY``.)"""
+        from soulscan.engine.re2_gate import SetUnavailable, literal_source, search_set
 
-        try:
-            import re2  # type: ignore[import-untyped]  # imported by the lookups that pay for it
-        except ImportError as exc:
-            raise SetUnavailable("google-re2 is not installed") from exc
+        re2, built = search_set()
         self.literals = tuple(literals)
-        options = re2.Options()
-        options.max_mem = SET_MEMORY
-        options.log_errors = False
-        built = re2.Set.SearchSet(options)
         try:
             for literal in self.literals:
-                built.Add("".join(f"\\x{{{ord(char):x}}}" for char in literal))
+                built.Add(literal_source(literal))
             self._sentinel = len(self.literals)
             built.Add(r"\z")
             built.Compile()
