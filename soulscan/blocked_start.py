@@ -10,9 +10,10 @@ all of it written only to be thrown away: all the report needs of the rest of th
 that it decodes and how many characters it holds.
 
 So a large file that is not ASCII is decoded a piece at a time: the pieces that make up the
-text's first whole lines up to ``READ_AHEAD`` characters past the window are kept and
-joined, the rest are each checked (strict UTF-8, as the whole decode checks it), counted and
-dropped. Any file this cannot judge exactly (no CR translation is done here, the leading
+text's first lines, to the end of one at least ``READ_AHEAD`` characters past the window,
+are kept and joined (that line's newline left out: a line's text and end read the same
+without it), the rest are each checked (strict UTF-8, as the whole decode checks it),
+counted and dropped. Any file this cannot judge exactly (no CR translation is done here, the leading
 whitespace or a single long line reaching past what is kept, a window the runtime loads, an
 error) is left to the whole-text path (None).
 """
@@ -20,6 +21,7 @@ error) is left to the whole-text path (None).
 from __future__ import annotations
 
 import codecs
+import re
 
 from soulscan.hermes.documents import FRAMING, RuntimeDocument, document_label, whole_document
 from soulscan.hermes.scanner import MAX_SCAN_CHARS
@@ -39,17 +41,20 @@ READ_AHEAD = 2 * (LONG_LINE + 2 * REDACTION_MARGIN)
 PIECE_BYTES = 32_768
 
 _decode_utf8 = codecs.utf_8_decode
+# The end of a line that ends in no whitespace: the start ends there, before the newline,
+# so it is its own stripped text (``prepare_context_text`` copies a text it strips).
+_LINE_END = re.compile(r"\S\n")
 
 
 def blocked_start_document(path: str, kind: str, data: bytes) -> RuntimeDocument | None:
     """The runtime-profile document of a large context file of a plain kind (no frontmatter
     removed) whose scan window the runtime blocks, as ``whole_document`` of its whole text
-    gives it but for ``text``: the text's first whole lines, reaching ``READ_AHEAD``
-    characters past the window (the summary counts every character). None for any other
+    gives it but for ``text``: the text's first lines, reaching ``READ_AHEAD`` characters
+    past the window (``_read_start``; the summary counts every character). None for any other
     file, which the whole-text path judges."""
     if len(data) <= LARGE_FILE_BYTES or data[:PIECE_BYTES].isascii():
         return None  # decoding it whole costs about what reading it costs
-    # The kept text ends after a newline at least this many characters in, so at least this
+    # The kept text ends at a newline at least this many characters in, so at least this
     # many bytes in (a character is one to four bytes); a CR (and so universal newlines'
     # translation) is left to the whole-text path.
     kept_chars = MAX_SCAN_CHARS + READ_AHEAD
@@ -73,8 +78,9 @@ def blocked_start_document(path: str, kind: str, data: bytes) -> RuntimeDocument
 
 
 def _read_start(data: bytes, kept_chars: int) -> tuple[str, int] | None:
-    """The decoded text up to and with its first newline at or past ``kept_chars``, and the
-    whole text's length; None when the bytes are not UTF-8 or the start is not short."""
+    """The decoded text up to its first newline at or past ``kept_chars`` that follows a
+    character other than whitespace (the newline left out), and the whole text's length;
+    None when the bytes are not UTF-8 or the start is not short."""
     view = memoryview(data)
     size = len(data)
     kept: list[str] = []
@@ -90,12 +96,14 @@ def _read_start(data: bytes, kept_chars: int) -> tuple[str, int] | None:
         except UnicodeDecodeError:
             return None
         if kept_length + len(piece) > kept_chars:
-            newline = piece.find("\n", max(kept_chars - kept_length, 0))
+            ending = _LINE_END.search(piece, max(kept_chars - kept_length, 0))
+            newline = -1 if ending is None else ending.end() - 1
         kept.append(piece)
         kept_length += len(piece)
         position += used
+    # (joined up to the newline: slicing the joined text would copy it all again)
+    kept[-1] = kept[-1][:newline]
     start = "".join(kept)
-    cut = kept_length - len(kept[-1]) + newline + 1
     chars_total = kept_length
     while position < size:
         end = position + PIECE_BYTES
@@ -105,4 +113,4 @@ def _read_start(data: bytes, kept_chars: int) -> tuple[str, int] | None:
             return None
         chars_total += len(piece)
         position += used
-    return start[:cut], chars_total
+    return start, chars_total

@@ -66,10 +66,12 @@ CASES = [
     pytest.param("x" * 40_000 + _BLOCKED_START + _lines(20_000), False, id="ascii-first-piece"),
     pytest.param(_BLOCKED_START + _lines(500), False, id="small"),
     pytest.param(" " * 100_000 + _BLOCKED_START + _lines(20_000), False, id="long-leading-space"),
-    # the window's text is followed by whitespace far past it: stripped from the start, it
-    # would reach back into the window
+    # the window's text is followed by whitespace far past it: the start ends at a line that
+    # ends in none (stripped, it would reach back into the window)
     pytest.param(_BLOCKED_START + _lines(1_000) + " \n" * 60_000 + "x\n" + _lines(10_000),
-                 False, id="whitespace-after-window"),
+                 True, id="whitespace-after-window"),
+    pytest.param(_BLOCKED_START + _lines(10_000, "caf\u00e9 and a line ending in a space \n"),
+                 False, id="lines-ending-in-space"),
     pytest.param(_BLOCKED_START + _lines(2_000) + "\u200b" * 250_000 + "\n" + _lines(100),
                  False, id="long-line-past-the-start"),
 ]
