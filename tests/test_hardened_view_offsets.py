@@ -113,6 +113,28 @@ def test_corpus_items_map_like_the_reference() -> None:
             _assert_same_as_reference(text)
 
 
+_ASCII_FRAGMENTS = [fragment for fragment in FRAGMENTS if fragment.isascii()]
+_NON_ASCII_FRAGMENTS = [fragment for fragment in FRAGMENTS if not fragment.isascii()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_ASCII_FRAGMENTS), min_size=1, max_size=60),
+    st.lists(st.tuples(st.integers(0, 60), st.sampled_from(_NON_ASCII_FRAGMENTS)), min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(-2, 400), st.integers(-2, 400)), max_size=6),
+)
+def test_few_non_ascii_characters_map_like_the_reference(
+    pieces: list[str], inserted: list[tuple[int, str]], spans: list[tuple[int, int]]
+) -> None:
+    """A text with few non-ASCII characters (one in sixteen or fewer), whose words view is
+    spaced by C passes with its non-ASCII letters kept in place."""
+    for at, fragment in inserted:
+        pieces.insert(at % (len(pieces) + 1), fragment)
+    text = "".join(pieces)
+    text += " plain words" * len(text)  # (each non-ASCII fragment is a few characters)
+    _assert_same_as_reference(text, spans)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(st.sampled_from(FRAGMENTS), min_size=300, max_size=900).map("".join),

@@ -9,6 +9,8 @@ removes, on `re` unless the text holds a non-ASCII letter, digit or apostrophe.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from collections.abc import Callable, Iterator
 
@@ -219,19 +221,26 @@ def _without_joiners(view: View) -> View:
     return View("words", text, EditedMap(view.offsets, fixed_edits(runs, view.text, 0)))
 
 
-def _single_spaced(view: View, plain: bool) -> tuple[View, list[str] | None]:
+def _single_spaced(view: View, plain: bool, rare: int) -> tuple[View, list[str] | None]:
     """Every run of separators one space (`_SEPARATORS`, or `_ASCII_SEPARATORS` when the text
-    is `plain`), and for a plain text its words.
+    is `plain`), and for a plain text its words. `rare`: at least as many as the text's
+    non-ASCII characters.
 
     A plain text is spaced by C passes instead of a `sub`: its non-ASCII characters are all
     separators, as is the `?` an ASCII encoding writes for each; every other separator is made
-    a space, and the words between the spaces are joined by one. The view maps as the one
-    `rewrite` makes."""
-    if not plain:
-        return rewrite(view, "words", _SEPARATORS, " ", _SEPARATOR_RUNS), None
+    a space, and the words between the spaces are joined by one. A text with few non-ASCII
+    characters is spaced alike, each of its non-ASCII letters and digits kept in its place
+    by a stand-in (`_spaced_keeping`) and put back once the words are joined. The view maps as
+    the one `rewrite` makes."""
     text = view.text
-    ascii = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
-    spaced = ascii.translate(_SEPARATOR_TO_SPACE)
+    kept: list[str] = []
+    if plain:
+        ascii = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+        spaced = ascii.translate(_SEPARATOR_TO_SPACE)
+    elif rare * _SPARSE_NON_ASCII <= len(text):
+        spaced, kept = _spaced_keeping(text)
+    else:
+        return rewrite(view, "words", _SEPARATORS, " ", _SEPARATOR_RUNS), None
     words = spaced.split()
     if not words:
         single = " " if text else ""
@@ -239,10 +248,45 @@ def _single_spaced(view: View, plain: bool) -> tuple[View, list[str] | None]:
         single = " ".join(words)
         if spaced[0] == " " or spaced[-1] == " ":
             single = " " * (spaced[0] == " ") + single + " " * (spaced[-1] == " ")
+    if kept:
+        pieces = single.split(_STAND_IN)
+        single = "".join(itertools.chain.from_iterable(zip(pieces, kept))) + pieces[-1]
+    tokens = words if plain else None
     if single == text:  # no run to replace: `sub` returns the text itself
-        return view, words
+        return view, tokens
+    # (a run of two separators or more is a run of spaces there, as in a plain text)
     edits = fixed_edits(_SPACES, spaced, 1)
-    return View("words", single, EditedMap(view.offsets, edits)), words
+    return View("words", single, EditedMap(view.offsets, edits)), tokens
+
+
+# A text with fewer non-ASCII characters than one in this many is spaced by C passes, its
+# non-ASCII characters looked at one by one.
+_SPARSE_NON_ASCII = 16
+# What stands for a non-ASCII letter or digit in the spaced text: a control character, which
+# `_SEPARATOR_BYTES` makes a space wherever the text holds one.
+_STAND_IN = "\x01"
+_SEPARATOR_BYTES = bytes(code if chr(code).isascii() and chr(code).isalnum() else 32 for code in range(256))
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{N}]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _letter_or_digit(char: str) -> bool:
+    return _LETTER_OR_DIGIT.match(char) is not None
+
+
+def _spaced_keeping(text: str) -> tuple[str, list[str]]:
+    """`text` with every separator a space, character for character, each non-ASCII letter
+    or digit `_STAND_IN`; and those letters and digits, in order."""
+    spaced = bytearray(text.encode("ascii", "replace").translate(_SEPARATOR_BYTES))
+    kept = []
+    stand_in = ord(_STAND_IN)
+    for found in _NON_ASCII.finditer(text):
+        char = found.group()
+        if _letter_or_digit(char):
+            spaced[found.start()] = stand_in
+            kept.append(char)
+    return spaced.decode("ascii"), kept
 
 
 def _drop_fillers(view: View, tokens: set[str] | None = None) -> View:
@@ -292,12 +336,13 @@ def words_view(skeleton: View) -> View:
         view = _markup(view, unchanged)
     view = _line_break_hyphens(view, unchanged)
     # no pass below adds a non-ASCII character
-    plain = not _UNICODE_WORD_OR_JOINER.search(non_ascii_chars(view.text))
+    rare = non_ascii_chars(view.text)
+    plain = not _UNICODE_WORD_OR_JOINER.search(rare)
     view = _without_joiners(view)
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
     view = _markup(_line_break_hyphens(view, unchanged), unchanged)
-    spaced, words = _single_spaced(view, plain)
+    spaced, words = _single_spaced(view, plain, len(rare))
     read: dict[str, str] = {}  # what the leet pass read, for the tokens of a plain text
     view = _read_leetspeak(spaced, None if words is None else read)
     tokens = None if words is None else _tokens(words, read, spaced.text)
