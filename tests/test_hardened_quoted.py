@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from soulscan.bench import corpus_texts
 from soulscan.engine.anchors import fold, folds_to_ascii
+from soulscan.hardened import quoted
 from soulscan.hardened.quoted import (
     _CODE,
     _QUOTATION,
@@ -44,6 +45,39 @@ def _expected(text: str, code_only: bool) -> list[tuple[int, int]]:
 @given(texts, st.booleans())
 def test_regions_are_the_matches_of_the_whole_pattern(text: str, code_only: bool) -> None:
     assert quoted_spans(text, code_only=code_only) == _expected(text, code_only)
+
+
+def _code_spans_read_as_sparse(text: str) -> list[tuple[int, int]]:
+    """The code spans, tried from each backtick and tilde however many there are."""
+    saved, quoted._SPARSE_HINTS = quoted._SPARSE_HINTS, 0
+    quoted._code_spans.cache_clear()
+    try:
+        return list(quoted._code_spans(text))
+    finally:
+        quoted._SPARSE_HINTS = saved
+        quoted._code_spans.cache_clear()
+
+
+@settings(max_examples=800, deadline=None)
+@given(texts, st.integers(0, 4))
+def test_code_tried_from_each_backtick_and_tilde_is_the_matches(text: str, spaces: int) -> None:
+    """From each backtick or tilde, at the places up to a fence's indent before it (read as
+    sparse, however many there are)."""
+    text = " " * spaces + text
+    assert _code_spans_read_as_sparse(text) == _expected(text, code_only=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("   ```\nx\n   ```", id="fence-indented-three"),
+        pytest.param("a\n \t ~~~ y\nb\n~~~\n", id="tilde-fence-after-a-line"),
+        pytest.param("    ```\nx\n```", id="indented-four-is-no-fence"),
+        pytest.param("`a` ``b`` ~ `c`", id="inline-and-lone-marks"),
+    ],
+)
+def test_code_tried_from_each_mark_finds_fences_and_inline_code(text: str) -> None:
+    assert _code_spans_read_as_sparse(text) == _expected(text, code_only=True)
 
 
 @settings(max_examples=500, deadline=None)

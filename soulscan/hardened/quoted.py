@@ -15,6 +15,7 @@ import re
 import regex
 
 from soulscan.engine.anchors import fold, folds_to_ascii
+from soulscan.engine.text_memos import text_memo
 
 _CODE_SOURCE = (
     r"(?ms)^[ \t]{0,3}(```|~~~)[^\n]{0,200}\n.{0,200000}?^[ \t]{0,3}\1[ \t]*$"  # fenced block
@@ -104,8 +105,35 @@ def _may_hold_quotation(text: str) -> bool:
     return _QUOTATION_BACKWARDS.search(backwards) is not None
 
 
-def _spans(pattern: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
-    return [match.span() for match in pattern.finditer(text)]
+# Where a code match can start: at a backtick (inline code), or at most three spaces or tabs
+# before the backtick or tilde that opens a fence; on `re`, which jumps from one to the next.
+_CODE_HINT = re.compile("[`~]")
+_MOST_BEFORE_A_FENCE = 3
+# Backticks and tildes rarer than one in this many characters are tried from one by one.
+_SPARSE_HINTS = 64
+
+
+@text_memo(maxsize=2)
+def _code_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """The matches of CODE (asked twice a text: the quoted and the code-only regions). A text
+    with few backticks and tildes is tried only where a match can start: from each one, at
+    the places up to a fence's indent before it, in order (none earlier holds one within
+    reach), as `finditer` would find them."""
+    if (text.count("`") + text.count("~")) * _SPARSE_HINTS > len(text):
+        return tuple(match.span() for match in _CODE.finditer(text))
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while (hint := _CODE_HINT.search(text, position)) is not None:
+        at = hint.start()
+        for start in range(max(position, at - _MOST_BEFORE_A_FENCE), at + 1):
+            match = _CODE.match(text, start)
+            if match is not None:
+                spans.append(match.span())
+                position = match.end()
+                break
+        else:
+            position = at + 1
+    return tuple(spans)
 
 
 def _code_or_quotation_spans(text: str) -> list[tuple[int, int]]:
@@ -131,7 +159,7 @@ def quoted_spans(text: str, *, code_only: bool = False) -> list[tuple[int, int]]
     """Spans of the quoted regions (the matches of QUOTED, or of its code half alone)."""
     code = _may_hold_code(text)
     if code_only or not _may_hold_quotation(text):
-        return _spans(_CODE, text) if code else []
+        return list(_code_spans(text)) if code else []
     return _code_or_quotation_spans(text) if code else _Quotations(text).spans()
 
 
