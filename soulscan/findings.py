@@ -47,7 +47,7 @@ from soulscan.models import (
 from soulscan.report.escape import escape_bounded
 from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, FileExcerpts
 from soulscan.textpos import LineIndex
-from soulscan.verdict_occurrences import verdict_occurrences
+from soulscan.verdict_occurrences import hidden_char, hidden_places, verdict_occurrences
 
 _RULE_ID = operator.attrgetter("rule_id")
 _MATCH_START, _MATCH_END = operator.itemgetter(2), operator.itemgetter(3)  # of a RuntimeMatch
@@ -122,6 +122,10 @@ def _findings(
 ) -> tuple[Finding, ...]:
     assert document.text is not None
     context = _FileContext(document.text, display)
+    if profile == "runtime" and len(document.regions) == 1:
+        alike = _one_hidden_character(context, document.regions[0])
+        if alike is not None:
+            return tuple(_count_omitted(alike, context.occurrences))
     runtime: list[_Draft] = []
     hardened: list[_Draft] = []
     runtime_regions = 0  # regions with runtime occurrences
@@ -340,9 +344,23 @@ class _FileContext:
         shared = _SHARED_BY_DRAFTS(first)
         if not all(map(shared.__eq__, map(_SHARED_BY_DRAFTS, drafts))):
             return None
+        return self._alike_built(first, list(map(_DRAFT_SPAN, drafts)), locations, shown)
+
+    def build_alike(self, first: _Draft, spans: list[Span]) -> list[Finding] | None:
+        """``build`` of more than ``_MANY_OBJECTS`` drafts that are ``first`` but for their
+        ``spans`` (in text order), without the drafts; None where ``_alike_findings`` would
+        not build them (the caller builds them one by one)."""
+        text = self.text
+        index = LineIndex.of(text)
+        locations = index.locations(spans)
+        return self._alike_built(first, spans, locations, FileExcerpts(text, index).excerpts(locations))
+
+    def _alike_built(self, first: _Draft, spans: list[Span], locations: Sequence[Location],
+                     shown: Sequence[Excerpt]) -> list[Finding] | None:
+        """The findings of drafts that are ``first`` but for their ``spans``, when they are
+        all inside the region's scanned window and none of the region reaches the model."""
         region, facts, origin, _, effect, decoded, detail = first
         window = region.scanned
-        spans = list(map(_DRAFT_SPAN, drafts))
         if (detail or region.visible or window is None
                 or not (window.start <= min(map(_SPAN_START, spans))
                         and max(map(_SPAN_END, spans)) <= window.end)):
@@ -419,6 +437,32 @@ def _runtime_findings(
         return _drafts_one_by_one(region, text, matches)
     with collector_paused():
         return _runtime_drafts(region, text, matches)
+
+
+def _one_hidden_character(context: _FileContext, region: Region) -> list[Finding] | None:
+    """The runtime-profile findings of a file's one region when the runtime blocks it for
+    one hidden character alone, listed more than ``_MANY_OBJECTS`` times (a file of emoji
+    sequences: a thousand joiners), as ``_runtime_findings`` and ``build`` make them (its
+    first places, ``verdict_occurrences``; drafts alike but for their spans,
+    ``_alike_drafts``; built alike, ``_alike_findings``), without a match and a draft a
+    place. None for any other region."""
+    char = hidden_char(region.ids[0]) if len(region.ids) == 1 else None
+    if char is None or not _runtime_flagged(region):
+        return None
+    window = _runtime_window(region)
+    places, count = hidden_places(window, char, MAX_OCCURRENCES)
+    if len(places) <= _MANY_OBJECTS:
+        return None
+    offset, repeat = region.offset, itertools.repeat
+    starts = list(map(offset.__add__, places)) if offset else places
+    spans = list(map(_new, repeat(Span), zip(starts, map((1).__add__, starts))))
+    facts = invisible_facts(region.ids[0], char, region.scope)
+    # (inside the window, and the verdict's: the region's effect)
+    first = _new(_Draft, (region, facts, ORIGIN_RUNTIME, spans[0], region.effect, None, None))
+    built = context.build_alike(first, spans)
+    if built is not None:  # (the file's only region: each rule has room for all it lists)
+        dict.update(context.occurrences, {region.ids[0]: count})
+    return built
 
 
 def _runtime_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft]:

@@ -49,8 +49,7 @@ def verdict_occurrences(window: str, scope: str, verdict: Sequence[str], limit: 
         listed = _first_of_each(listed, limit)
     for char in chars:
         rule_id = invisible_id(char)
-        counts[rule_id] = window.count(char)
-        places = _first_places(window, char, limit)
+        places, counts[rule_id] = hidden_places(window, char, limit)
         # (built by C-level map, a thousand of them in a window of hidden characters)
         ends = map(operator.add, places, itertools.repeat(1))
         rows = zip(itertools.repeat(rule_id), itertools.repeat(None), places, ends)
@@ -58,6 +57,17 @@ def verdict_occurrences(window: str, scope: str, verdict: Sequence[str], limit: 
     if len(chars) + bool(rules) > 1:  # (one rule's places are listed in order)
         listed.sort(key=_MATCH_ORDER)
     return Occurrences(listed, counts)
+
+
+def hidden_places(window: str, char: str, limit: int) -> tuple[list[int], int]:
+    """The first ``limit`` places of the hidden character ``char`` in ``window``, and how
+    many times it occurs there."""
+    return _first_places(window, char, limit), window.count(char)
+
+
+def hidden_char(rule_id: str) -> str | None:
+    """The hidden character a runtime id names (None: a pattern rule's id)."""
+    return _hidden_chars().get(rule_id)
 
 
 def _first_of_each(matches: list[RuntimeMatch], limit: int) -> list[RuntimeMatch]:

@@ -147,3 +147,37 @@ def test_a_flagged_files_runtime_findings_are_built_with_the_collector_paused() 
     finally:
         (gc.enable if was else gc.disable)()
     assert seen == [False, False, True]
+
+
+_HIDDEN_PIECES = ["\u200d", "\u200b", "\u2060", "x", "\n", " ", "  ", "caf\u00e9", "\ufeff",
+                  "AKIAABCDEFGHIJKLMNOP", "token=abc", "\U0001f468", "ignore all previous instructions"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_HIDDEN_PIECES), min_size=1, max_size=6),
+       st.integers(200, 1_200), st.sampled_from(["", "  \n", "\ufeff"]),
+       st.sampled_from([("agents", "AGENTS.md"), ("soul", "SOUL.md"), ("memory", "MEMORY.md")]))
+def test_one_hidden_characters_findings_are_the_drafts_built_alike(
+        pieces: list[str], repeats: int, lead: str, kind_and_name: tuple[str, str]) -> None:
+    """A region blocked for one hidden character alone, listed past ``_MANY_OBJECTS``: its
+    findings built from its places (``_one_hidden_character``) are those its drafts give."""
+    from soulscan.hermes.documents import load_document
+
+    kind, name = kind_and_name
+    document = load_document(name, kind, data=(lead + "".join(pieces) * repeats).encode())
+    built = findings.document_findings(document, name, "runtime")
+    with mock.patch.object(findings, "_one_hidden_character", return_value=None):
+        drafted = findings.document_findings(document, name, "runtime")
+    assert built == drafted
+    assert [vars(finding) for finding in built] == [vars(finding) for finding in drafted]
+
+
+def test_one_hidden_characters_findings_are_built_from_its_places() -> None:
+    from soulscan.hermes.documents import load_document
+
+    for text, takes_it in ((" \n" + "ab\u200d" * 300, True), ("ab\u200d" * 3_000, True),
+                           ("ab\u200d" * 256, False), ("ab\u200d\u200b" * 300, False),
+                           ("ignore all previous instructions " + "ab\u200d" * 300, False)):
+        document = load_document("AGENTS.md", "agents", data=text.encode())
+        context = findings._FileContext(text, "AGENTS.md")
+        assert (findings._one_hidden_character(context, document.regions[0]) is not None) is takes_it
