@@ -9,6 +9,7 @@ import pytest
 import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.searches import whole_pattern_search
 
 from soulscan.engine.matcher import PreparedText
 from soulscan.engine.prefilter import matches_at
@@ -236,12 +237,7 @@ def test_branch_search_of_repeated_lines_or_tokens_equals_finditer(
 ) -> None:
     # lines repeated (read through the distinct lines), or one line (through its tokens)
     source, flags = rule
-    search = branch_search.BranchSearch(
-        regex.compile(source, flags),
-        pattern_reading.starts_union([pattern_reading.leading_strings(source, flags)]),
-        ends=pattern_reading.trailing_strings(source, flags),
-        after=pattern_reading.leading_lookbehind(source, flags),
-    )
+    search = whole_pattern_search(source, flags)
     text = case((glue.join(pieces) + glue) * repeat + pieces[0])  # type: ignore[operator]
     if glue == " ":
         text = " " + " ".join(text.split())  # words only, as in the words view

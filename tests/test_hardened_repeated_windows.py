@@ -9,6 +9,7 @@ import pytest
 import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.searches import whole_pattern_search
 
 from soulscan.engine.anchors import fold
 from soulscan.engine.matcher import PreparedText
@@ -207,12 +208,7 @@ def test_branch_search_of_a_long_words_view_equals_finditer(
     if too_many:
         monkeypatch.setattr(branch_search, "most_places", lambda length: 1)
     source, flags = rule
-    search = branch_search.BranchSearch(
-        regex.compile(source, flags),
-        pattern_reading.starts_union([pattern_reading.leading_strings(source, flags)]),
-        ends=pattern_reading.trailing_strings(source, flags),
-        after=pattern_reading.leading_lookbehind(source, flags),
-    )
+    search = whole_pattern_search(source, flags)
     text = _words_text(pieces, repeat)
     prepared = PreparedText(text)
     string_windows.cache_clear()
