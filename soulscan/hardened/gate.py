@@ -150,6 +150,8 @@ def _gate_fields(source: str, flags: int, anchors: tuple[tuple[str, ...], ...] |
 # The views whose start strings the gate looks up: the words view's are words, looked up
 # by set intersections with its token index (``anchor_finder.TokenFinder``); in the other
 # views each would add stops to a pivot scan, which costs about what its absence spares.
+# (Looked up by the RE2 literal sets, ``soulscan.engine.re2_literals``, they spare about what
+# they add too: every view's start strings, corpora CPU 3.33-3.62 s, without 3.39-3.63 s.)
 START_STRING_VIEWS = frozenset({"words"})
 
 
@@ -186,7 +188,9 @@ def _strength(group: frozenset[str]) -> int:
 def _cheapest(groups: Requirement, searched: set[str]) -> frozenset[str] | None:
     """The group a requirement is tested by: a selective one that adds fewest substring
     searches to `searched`, else the most selective. Testing fewer groups than a requirement
-    has is sound, and testing more costs more searches than it spares."""
+    has is sound, and testing more costs more searches than it spares. (So too with the RE2
+    literal sets: every group's anchors there leave 15,001 searches that find nothing over
+    the corpora, not 33,285, sparing 0.25 s of searches, and their passes cost 0.25 s more.)"""
     if not groups:
         return None
     return min(
