@@ -189,6 +189,21 @@ def test_a_long_run_normalises_as_each_character_alone(run: str) -> None:
     assert _each_normalised(run) == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(_NFKC_RUN_CHARS), st.integers(1, 60)), max_size=12),
+    st.randoms(use_true_random=False),
+)
+def test_a_runs_distinct_characters_are_its_set(counts: list[tuple[str, int]], shuffle: object) -> None:
+    """Taken out one by one while each pass takes out an eighth of what is left (a few
+    frequent marks), the rest put in a set."""
+    from soulscan.hardened.views import _distinct
+
+    run = [char for char, count in counts for _ in range(count)]
+    shuffle.shuffle(run)  # type: ignore[attr-defined]
+    assert _distinct("".join(run)) == set(run)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_NFKC_RUN_CHARS + "&#105; \u200bx"), max_size=200))
 def test_the_skeleton_shares_the_nfkc_view_as_if_it_made_its_own(text: str) -> None:
