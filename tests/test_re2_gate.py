@@ -203,3 +203,23 @@ def test_without_a_set_the_scanner_answers_alone(
         assert not scanner._QUICK and scanner._quick_after is None
     finally:
         scanner.use_quick_gate()
+
+
+def test_a_binding_without_its_private_set_is_matched_through_match() -> None:
+    """The C++ method is a private name of the binding: without it, the public ``Match``
+    (None for no match) answers the same lists."""
+    re2 = pytest.importorskip("re2")
+    from soulscan.engine.re2_gate import bytes_matcher
+
+    built = re2.Set.SearchSet(re2.Options())
+    built.Add("ab")
+    built.Add("c")
+    built.Compile()
+
+    class PublicOnly:
+        def Match(self, data: bytes) -> list[int] | None:  # the binding's name
+            return built.Match(data)
+
+    for matcher in (bytes_matcher(built), bytes_matcher(PublicOnly())):
+        assert sorted(matcher(b"xabc")) == [0, 1]
+        assert matcher(b"xyz") == []

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, cast
 
 from soulscan.engine import cache
 
@@ -201,6 +201,17 @@ def search_set() -> tuple[Any, Any]:
     return re2, re2.Set.SearchSet(options)
 
 
+def bytes_matcher(built: Any) -> Callable[[bytes], list[int]]:
+    """A compiled set's match over UTF-8 bytes, as the list of the patterns found: the
+    binding's C++ method when it has one (no str-or-bytes dispatch a call; a private name,
+    so not taken for granted), else its public ``Match`` (which gives None for none)."""
+    inner = getattr(getattr(built, "_set", None), "Match", None)
+    if inner is not None:
+        return cast("Callable[[bytes], list[int]]", inner)
+    public = built.Match
+    return lambda data: public(data) or []
+
+
 def literal_source(text: str) -> str:
     """An RE2 pattern matching exactly ``text`` (each character escaped by its code point)."""
     return "".join(_escape(ord(char)) for char in text)
@@ -239,7 +250,7 @@ class SetGate:
             raise SetUnavailable(str(exc)) from exc
         self.always = frozenset(always)  # patterns with no superset: each always searched
         self._chars = tuple(chars)
-        self._match = built._set.Match  # the bound C++ method: no str-or-bytes dispatch a call
+        self._match = bytes_matcher(built)
 
     def possible(self, text: str) -> tuple[frozenset[int], frozenset[str]] | None:
         """(the patterns that may match ``text``, besides ``always``; the ``chars`` in it),

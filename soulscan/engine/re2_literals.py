@@ -44,7 +44,12 @@ class LiteralSet:
         """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses. (A
         literal set's DFA has about one state at most a byte of its literals (its trie): a few
         thousand for hundreds of anchors, far within ``re2_gate.SET_MEMORY``.)"""
-        from soulscan.engine.re2_gate import SetUnavailable, literal_source, search_set
+        from soulscan.engine.re2_gate import (
+            SetUnavailable,
+            bytes_matcher,
+            literal_source,
+            search_set,
+        )
 
         re2, built = search_set()
         self.literals = tuple(literals)
@@ -56,7 +61,7 @@ class LiteralSet:
             built.Compile()
         except re2.error as exc:
             raise SetUnavailable(str(exc)) from exc
-        self._match = built._set.Match  # the bound C++ method: no str-or-bytes dispatch a call
+        self._match = bytes_matcher(built)
 
     def present(self, text: str) -> set[str] | None:
         """Exactly the literals that occur in ``text``; None when RE2 cannot say."""
