@@ -62,7 +62,28 @@ def verdict_occurrences(window: str, scope: str, verdict: Sequence[str], limit: 
 def hidden_places(window: str, char: str, limit: int) -> tuple[list[int], int]:
     """The first ``limit`` places of the hidden character ``char`` in ``window``, and how
     many times it occurs there."""
+    few = _few_places(window, char, min(limit, _FEW_PLACES))
+    if few is not None:
+        return few, len(few)
     return _first_places(window, char, limit), window.count(char)
+
+
+# Up to this many places are found one ``find`` each (a quick scan to each): the split and
+# the count read the whole window twice, and the split copies it.
+_FEW_PLACES = 32
+
+
+def _few_places(text: str, char: str, most: int) -> list[int] | None:
+    """Every place of ``char`` in ``text`` when there are at most ``most`` (None: more)."""
+    places: list[int] = []
+    find = text.find
+    index = find(char)
+    while index >= 0:
+        if len(places) == most:
+            return None
+        places.append(index)
+        index = find(char, index + 1)
+    return places
 
 
 def hidden_char(rule_id: str) -> str | None:

@@ -108,6 +108,37 @@ class GatedRule:
                 return True
         return False
 
+    def first_match(self, prepared: PreparedText,
+                    starts: Sequence[str] | None = None) -> FirstMatch | None:
+        """``search``, telling where the leftmost match starts (None: no match); the places
+        are tried in order, so the first that matches is the leftmost match's, and they are
+        kept for ``finditer_from``."""
+        if self.linear is not None:
+            span = next(self.linear.finditer(prepared.text), None)
+            return None if span is None else FirstMatch(span[0])
+        if self.necessary is not None and self._ruled_out(prepared):
+            return None
+        places = self._start_places(prepared, starts)
+        if places is None:
+            found = self.pattern.search(prepared.text)
+            return None if found is None else FirstMatch(found.start(), None)
+        match, text = self.pattern.match, prepared.text
+        ordered = sorted(set(places))
+        for index, place in enumerate(ordered):
+            if match(text, place) is not None:
+                return FirstMatch(place, ordered[index:])
+        return None
+
+    def finditer_from(self, prepared: PreparedText, first: FirstMatch) -> Iterator[tuple[int, int]]:
+        """``finditer``, given where its first match starts (``first_match`` of the same
+        text): the search before it is not made again, nor the start strings looked for
+        (a linear matcher reads the text whole: it starts at no given place)."""
+        if self.linear is not None:
+            return self.linear.finditer(prepared.text)
+        if first.places is not None:
+            return matches_at(self.pattern, prepared.text, first.places)
+        return (found.span() for found in self.pattern.finditer(prepared.text, first.start))
+
     def finditer(self, prepared: PreparedText) -> Iterator[tuple[int, int]]:
         """Every non-overlapping match, as ``re.finditer`` gives them: the leftmost
         match at or after the end of the previous one starts at one of the places."""
@@ -142,6 +173,17 @@ class GatedRule:
         if starts is None:
             starts = prepared.not_known_absent(self.starts, folded)
         return start_places(haystack, starts, len(text), most_places(len(text)))
+
+
+@dataclass(frozen=True)
+class FirstMatch:
+    """Where a rule's leftmost match in a text starts, as the gate's search found it:
+    ``finditer`` of the same text from there (``re``'s ``pos``, which still sees the text
+    before it) gives every match. ``places``: when the search tried the rule only at its
+    start strings' places, those from ``start`` on, in order (every later match starts at
+    one of them)."""
+    start: int
+    places: list[int] | None = None
 
 
 def gated_python_re(rule: Rule) -> GatedRule:
@@ -325,11 +367,14 @@ class RuleSetGate:
         return self.rules_matching(prepared.text, prepared.folded, symbols_only, prepared)
 
     def rules_matching(self, text: str, folded: str, symbols_only: bool = False,
-                       prepared: PreparedText | None = None, letters: bool = False) -> list[Rule]:
+                       prepared: PreparedText | None = None, letters: bool = False,
+                       firsts: dict[str, FirstMatch] | None = None) -> list[Rule]:
         """``matching_rules(self.prepare(text, folded), symbols_only)``, where the prepared
         text is built only if a rule not answered by its lowered pattern needs it.
         ``letters``: ``folded`` reads each non-ASCII character of the text as ``?`` or, for a
-        letter, ``Z`` (``sparse_window.WindowFacts.letters``)."""
+        letter, ``Z`` (``sparse_window.WindowFacts.letters``). ``firsts``: filled with where
+        each matching rule's leftmost match in ``text`` starts, when its search tells (a
+        lowered pattern's, on the folded text: the same offsets)."""
         # ``candidates`` written out, with ``_meets`` inlined: this runs once a scanned text,
         # most of them short (a call a rule looked at: +14 M instructions over the corpora)
         opened, proven, known = self._look(folded)
@@ -368,12 +413,22 @@ class RuleSetGate:
                 break
             else:
                 if lowered is not None:
-                    if lowered.search(folded) is not None:
+                    found = lowered.search(folded)
+                    if found is not None:
                         matching.append(entry.rule)
+                        if firsts is not None:
+                            firsts[entry.rule.id] = FirstMatch(found.start())
                     continue
                 prepared = prepared or self.prepare(text, folded)
-                if entry.search(prepared, self._unruled_starts(lowest, proven, known)):
+                starts = self._unruled_starts(lowest, proven, known)
+                if firsts is None:
+                    if entry.search(prepared, starts):
+                        matching.append(entry.rule)
+                    continue
+                first = entry.first_match(prepared, starts)
+                if first is not None:
                     matching.append(entry.rule)
+                    firsts[entry.rule.id] = first
         return matching
 
     def _unruled_starts(self, rule_bit: int, proven: int, known: int) -> Sequence[str] | None:

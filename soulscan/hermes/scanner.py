@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from soulscan.engine.prefilter import GatedRule, RuleSetGate, gated_python_re
+from soulscan.engine.prefilter import FirstMatch, GatedRule, RuleSetGate, gated_python_re
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.engine.text_memos import on_forget
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
@@ -129,7 +129,8 @@ def _scan(text: str, scope: str) -> list[str]:
         if answer is not None:
             return answer
     if window.isascii():  # no invisible character, NFKC changes nothing, folding lowers
-        return [rule.id for rule in gate.rules_matching(window, window.lower())]
+        firsts = _firsts_of(window, scope)
+        return [rule.id for rule in gate.rules_matching(window, window.lower(), firsts=firsts)]
     facts = window_facts(window, _pack_invisible())
     findings = [invisible_id(ch) for ch in sorted(facts.invisible)] if facts.invisible else []
     if not facts.normal:
@@ -145,7 +146,7 @@ def _scan(text: str, scope: str) -> list[str]:
     elif facts.folded is not None and gate.ascii_anchors_only and (
             gate.letters_fold or not facts.letters):  # as the runtime pack's gates do
         matching = gate.rules_matching(window, facts.folded, facts.symbols_only,
-                                       letters=facts.letters)
+                                       letters=facts.letters, firsts=_firsts_of(window, scope))
     else:
         matching = gate.matching_rules(gate.prepare(window))
     findings.extend(rule.id for rule in matching)
@@ -154,6 +155,37 @@ def _scan(text: str, scope: str) -> list[str]:
 
 # scope -> its gate, filled on first use (a dict lookup a scan, not a cached call)
 _GATES: dict[str, RuleSetGate] = {}
+
+
+# The last window whose rules were searched in it (by their own or lowered patterns, on the
+# window itself), its scope, and where each matching rule's leftmost match starts when its
+# search told: the runtime profile then locates the verdict's occurrences in that very
+# window, each rule's ``finditer`` from there on (``runtime_matches``).
+_last_firsts: tuple[str, str, dict[str, FirstMatch]] = ("", "", {})
+
+
+def _firsts_of(window: str, scope: str) -> dict[str, FirstMatch]:
+    """A fresh record of first matches for ``window``, kept as the last one."""
+    global _last_firsts
+    firsts: dict[str, FirstMatch] = {}
+    _last_firsts = window, scope, firsts
+    return firsts
+
+
+def _firsts_for(text: str, scope: str) -> dict[str, FirstMatch]:
+    """The first matches recorded for ``text`` at ``scope`` (empty: none known)."""
+    window, window_scope, firsts = _last_firsts
+    if scope == window_scope and firsts and (window is text or window == text):
+        return firsts
+    return {}
+
+
+def _forget_firsts() -> None:
+    global _last_firsts
+    _last_firsts = ("", "", {})
+
+
+on_forget(_forget_firsts)
 
 
 # An RE2 set (``soulscan.engine.re2_gate``) answers most windows in one linear pass: "no
@@ -268,12 +300,22 @@ def runtime_matches(
                                            if named is None or named else (None, "", None))
     prepared = gate.prepare(mapped.text, prepared_folded)
     entries = gate.candidates(prepared) if named is None else named
+    # (a scan of this very window told where rules' first matches start: a rule's finditer
+    # starts there; the mapped text is the window itself when the scan searched the window)
+    firsts = _firsts_for(mapped.text, scope) if named else {}
     found: list[RuntimeMatch] = []
     for entry in entries:
         rule = entry.rule
         lowered = lowered_of(entry) if lowered_of is not None else None
-        spans = (entry.finditer(prepared) if lowered is None
-                 else (found_at.span() for found_at in lowered.finditer(folded)))
+        first = firsts.get(rule.id)
+        spans: Iterator[tuple[int, int]]
+        if lowered is not None:  # (``pos`` still lets the pattern see what lies before it)
+            since = 0 if first is None else first.start
+            spans = (found_at.span() for found_at in lowered.finditer(folded, since))
+        elif first is not None:
+            spans = entry.finditer_from(prepared, first)
+        else:
+            spans = entry.finditer(prepared)
         for start, end in spans:
             src_start, src_end = mapped.source_span(start, end)
             found.append(RuntimeMatch(rule.id, rule, src_start, src_end))
