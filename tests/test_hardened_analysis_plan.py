@@ -83,6 +83,7 @@ def texts_read_as_long(monkeypatch: pytest.MonkeyPatch) -> None:
     by its tokens, its windows tried once each, and its places too many to try one by one."""
     monkeypatch.setattr(branch_search, "REPEATED_LINES_FROM", 0)
     monkeypatch.setattr(branch_search, "MEMO_FROM_PLACES", 0)
+    monkeypatch.setattr(branch_search, "REQUIREMENTS_FROM_PLACES", 0)
     monkeypatch.setattr(branch_search, "most_places", lambda length: 2)
     monkeypatch.setattr(repeated_windows, "PROBE", 4)
     repeated_windows.string_windows.cache_clear()

@@ -186,6 +186,7 @@ def long_words_views(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     many to try one by one."""
     monkeypatch.setattr(branch_search, "REPEATED_LINES_FROM", 0)
     monkeypatch.setattr(branch_search, "MEMO_FROM_PLACES", 0)
+    monkeypatch.setattr(branch_search, "REQUIREMENTS_FROM_PLACES", 0)
     monkeypatch.setattr(repeated_windows, "PROBE", 4)
     monkeypatch.setattr(token_places, "BUILD_AFTER", 0)
     string_windows.cache_clear()

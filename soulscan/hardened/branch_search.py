@@ -81,14 +81,14 @@ class BranchSearch:
         # the index of a long words view (``repeated_windows``, ``word_requirements``: long
         # texts only)
         long_words = words if len(text) >= REPEATED_LINES_FROM else None
-        if long_words is not None:
-            from soulscan.hardened.word_requirements import may_match
-
-            # every requirement of the live branches, told by its tokens
-            if not may_match(*(self.live or (self.pattern.pattern, self.pattern.flags)), long_words):
-                return []
         if self.starts is not None:
             places = self._places(prepared, words, present)
+            if long_words is not None and (places is None or len(places) >= REQUIREMENTS_FROM_PLACES):
+                from soulscan.hardened.word_requirements import may_match
+
+                # every requirement of the live branches, told by its tokens
+                if not may_match(*(self.live or (self.pattern.pattern, self.pattern.flags)), long_words):
+                    return []
             if places is None and long_words is not None:
                 # too many to try each, but a words view may repeat its windows
                 from soulscan.hardened.repeated_windows import every_match
@@ -259,6 +259,11 @@ def _long_lines(haystack: str) -> bool:
     return haystack.count("\n") * MIN_LINE_CHARS <= len(haystack)
 
 
+# A long words view whose start strings have this many places (or too many to try) is first
+# told by its tokens whether every requirement of a live branch can occur
+# (``word_requirements``): a look at up to hundreds of anchors costs about what this many
+# tries of the pattern do.
+REQUIREMENTS_FROM_PLACES = 512
 # A text that repeats its lines is searched once per distinct window a pattern can read
 # (``reach.matches_at_by_window``) when there are this many places to try, and the pattern
 # reads this far around each: a try that may read that far costs more than the key of its
