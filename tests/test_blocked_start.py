@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from soulscan import pipeline
-from soulscan.blocked_start import LARGE_FILE_BYTES, blocked_start_document
+from soulscan.blocked_start import (
+    LARGE_FILE_BYTES,
+    PIECE_BYTES,
+    _read_start,
+    blocked_start_document,
+)
 from soulscan.discovery import Target
 from soulscan.fuzz.adversarial import emoji, near_misses
 from soulscan.hermes.documents import load_document
@@ -138,3 +143,15 @@ def test_any_large_file_is_the_document_paths(head: list[str], body: list[str]) 
     repeated = "".join(body)
     text = "".join(head) + repeated * (LARGE_FILE_BYTES // len(repeated.encode()) + 1)
     _check(text.encode("utf-8"))
+
+
+
+@pytest.mark.parametrize("split", [-1, 0, 1], ids=["in-one-piece", "across-pieces", "in-the-next"])
+def test_the_start_ends_at_the_first_line_end_past_its_reach(split: int) -> None:
+    """The start ends at the first newline that follows a character other than whitespace
+    past ``kept_chars``, also where that character ends one decoded piece and the newline
+    opens the next (ASCII: a byte a character, pieces of ``PIECE_BYTES``)."""
+    mark = 4 * PIECE_BYTES - 1 + split  # (0: the last character of the fourth piece)
+    text = " " * mark + "x\n" + "b " * (2 * PIECE_BYTES) + "y\n"
+    read = _read_start(text.encode(), 3 * PIECE_BYTES + 10)
+    assert read == (text[: mark + 1], len(text))
