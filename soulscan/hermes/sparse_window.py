@@ -65,6 +65,8 @@ def distinct_characters(text: str, passes: int = 16) -> set[str]:
     are all (their counts add up to the length); else removing one character at a time is
     a few C-speed passes when there are few."""
     sample = set(text[:_SAMPLE])
+    if len(text) <= _SAMPLE:  # (the sample is the whole text)
+        return sample
     if len(sample) <= 2 * passes and sum(map(text.count, sample)) == len(text):
         return sample
     found: set[str] = set()
