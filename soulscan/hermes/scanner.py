@@ -304,6 +304,7 @@ def runtime_matches(
     # starts there; the mapped text is the window itself when the scan searched the window)
     firsts = _firsts_for(mapped.text, scope) if named else {}
     found: list[RuntimeMatch] = []
+    identical = not mapped.out_starts
     for entry in entries:
         rule = entry.rule
         lowered = lowered_of(entry) if lowered_of is not None else None
@@ -316,6 +317,9 @@ def runtime_matches(
             spans = entry.finditer_from(prepared, first)
         else:
             spans = entry.finditer(prepared)
+        if identical:  # (the text is its own NFKC: a span is its source span)
+            found.extend(RuntimeMatch(rule.id, rule, start, end) for start, end in spans)
+            continue
         for start, end in spans:
             src_start, src_end = mapped.source_span(start, end)
             found.append(RuntimeMatch(rule.id, rule, src_start, src_end))
