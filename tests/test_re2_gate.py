@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from re import _constants as C  # type: ignore[attr-defined]
 
 import pytest
@@ -176,6 +177,39 @@ def test_the_scanner_builds_its_sets_once_enough_text_is_scanned() -> None:
             "invisible_unicode_U+200B"]
     finally:
         scanner.use_quick_gate()
+
+
+def test_processes_sharing_a_run_each_build_after_their_share_of_what_is_due() -> None:
+    """``scan -j 2`` forks once 200 of 1,000 window characters are scanned: each process
+    builds its sets after 400 more of its own (the run's 1,000 in all), not after 800."""
+    try:
+        scanner.use_quick_gate(1000)
+        scanner.scan_for_threats("x" * 200, "context")
+        scanner.share_quick_gate_due(2)
+        scanner.scan_for_threats("y" * 399, "context")
+        assert not scanner._QUICK
+        scanner.scan_for_threats("z", "context")
+        assert set(scanner._QUICK) == {"context"}
+        scanner.share_quick_gate_due(1)  # one process: nothing to share
+        assert scanner._quick_after == 600
+    finally:
+        scanner.use_quick_gate()
+
+
+def test_a_parallel_scan_shares_what_is_due_before_it_forks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from soulscan import pipeline
+    from soulscan.discovery import discover
+
+    shared: list[int] = []
+    monkeypatch.setattr(pipeline, "_share_one_time_work", shared.append)
+    for number in range(pipeline.PARALLEL_THRESHOLD):
+        (tmp_path / f"p{number}").mkdir()
+        (tmp_path / f"p{number}" / "AGENTS.md").write_text("Be brief.", encoding="utf-8")
+    report = pipeline.run_scan(discover([str(tmp_path)]), pipeline.ScanOptions(profile="runtime"),
+                               jobs=2)
+    assert len(report.files) == pipeline.PARALLEL_THRESHOLD and shared == [2]
 
 
 def no_re2_module(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,6 +58,25 @@ def test_a_set_is_built_once_enough_text_is_looked_up() -> None:
     assert when_due(100) is None
 
 
+def test_processes_sharing_a_run_each_build_after_their_share_of_what_is_due() -> None:
+    """``scan -j 2`` forks once 4 of 20 characters are looked up: each process builds its
+    sets after 8 more of its own (the run's 20 in all), not after 16."""
+    try:
+        use_literal_sets(20)
+        when_due = LiteralSetWhenDue(["abc"])
+        assert when_due(4) is None
+        re2_literals.share_literal_sets_due(2)
+        assert when_due(7) is None
+        assert when_due(1) is not None
+        re2_literals.share_literal_sets_due(2)  # built: nothing left to share
+        assert when_due(1) is not None
+        use_literal_sets(None)
+        re2_literals.share_literal_sets_due(2)  # never stays never
+        assert re2_literals._after is None
+    finally:
+        use_literal_sets()
+
+
 def _no_re2_module(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "re2", None)  # ``import re2`` raises ImportError
 

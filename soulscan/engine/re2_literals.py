@@ -29,6 +29,16 @@ _after: int | None = LITERAL_SETS_AFTER_CHARS  # None: never (``use_literal_sets
 _looked_up_chars = 0
 
 
+def share_literal_sets_due(processes: int) -> None:
+    """Before ``processes`` processes share a run's texts (``scan -j N`` forks its workers):
+    each will look up a share of them, so each builds its sets after its share of the
+    characters still due, and the run as a whole looks up no more of them the slow way
+    than one process would."""
+    global _after
+    if _after is not None and processes > 1:
+        _after = _looked_up_chars + max(0, _after - _looked_up_chars) // processes
+
+
 def use_literal_sets(after_chars: int | None = LITERAL_SETS_AFTER_CHARS) -> None:
     """Build the sets once this many characters have been looked up from now (0: at the
     next lookup; None: never, the pivot scans answer alone)."""

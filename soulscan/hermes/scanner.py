@@ -208,6 +208,16 @@ def use_quick_gate(after_chars: int | None = QUICK_AFTER_CHARS) -> None:
     _forget_last_scan()  # the next scan is answered by the gate chosen now
 
 
+def share_quick_gate_due(processes: int) -> None:
+    """Before ``processes`` processes share a run's files (``scan -j N`` forks its workers):
+    each will scan a share of them, so each builds its sets after its share of the window
+    characters still due, and the run as a whole scans no more of them the slow way than
+    one process would."""
+    global _quick_after
+    if _quick_after is not None and processes > 1:
+        _quick_after = _scanned_chars + max(0, _quick_after - _scanned_chars) // processes
+
+
 def _quick_gate_for(scope: str, chars: int) -> SetGate | None:
     """Count a window's characters; once they are due, the scope's set, built now (None:
     not due, or no set can be built: the pure-Python gates then answer alone for good)."""
