@@ -323,27 +323,18 @@ def discover_and_scan(
     jobs: int,
     stdin: BinaryIO | None = None,
     cursor_bundles: bool = True,
-    on_target: Callable[[Target], None] | None = None,
     **discover_options: Any,
 ) -> tuple[Discovery, ScanReport]:
     """``discover(paths, **discover_options)`` then ``run_scan``, the same report; with
     ``jobs`` > 1 worker processes scan the files found first while the walk goes on
-    (on a tree of thousands of files the walk is a tenth of a second or more).
-    ``on_target`` is told of each target as it is found: with ``jobs`` > 1, while the
-    workers scan, so that work done there is off the serial tail after the last result."""
+    (on a tree of thousands of files the walk is a tenth of a second or more)."""
     _check_profile(options)
     if jobs <= 1:
-        discovery = discover(paths, on_target=on_target, **discover_options)
+        discovery = discover(paths, **discover_options)
         return discovery, run_scan(discovery, options, stdin=stdin, cursor_bundles=cursor_bundles)
     scan = _OverlappedScan(_Planner(options, stdin, cursor_bundles), options, jobs)
-    if on_target is None:
-        found = scan.add
-    else:
-        def found(target: Target) -> None:
-            scan.add(target)
-            on_target(target)
     try:
-        discovery = discover(paths, on_target=found, **discover_options)
+        discovery = discover(paths, on_target=scan.add, **discover_options)
         return discovery, scan.finish(discovery)
     finally:
         scan.close()

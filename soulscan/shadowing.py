@@ -27,69 +27,36 @@ _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 _ORDER = {"AGENTS.md": 0, "agents.md": 1, "CLAUDE.md": 0, "claude.md": 1}
 
 
-def _project_directory(path: str, kind: str) -> str:
-    """The directory Hermes starts in to load the file at ``path`` (normalised by the caller)."""
-    directory = os.path.dirname(path)
-    if kind == "mdc":  # <directory>/.cursor/rules/<name>.mdc
+def _project_directory(result: FileResult) -> str:
+    """The directory Hermes starts in to load ``result`` (normalised by the caller)."""
+    directory = os.path.dirname(result.path)
+    if result.kind == "mdc":  # <directory>/.cursor/rules/<name>.mdc
         directory = os.path.dirname(os.path.dirname(directory))
     return directory
 
 
 def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
     """One note per scanned, loadable project file that Hermes skips for another one."""
-    return ShadowingNotes().notes(results)
-
-
-class ShadowingNotes:
-    """``shadowing_notes``, with the file system asked while the files are still being
-    scanned: ``learn`` each file as it is found (``scan -j N`` calls it during the walk,
-    while the workers scan), and ``notes`` then finds every answer remembered. The
-    questions and answers are the same either way (the caches are those ``notes`` fills
-    itself), so are the notes; only the time they are asked changes, out of the serial
-    tail after the last result."""
-
-    def __init__(self) -> None:
-        # Indexed by resolved path once: a lookup per directory, not a scan of every
-        # .hermes.md per directory (quadratic on a tree of thousands of directories).
-        self._realpath = RealPaths()
-        self._finder = _HermesFinder(self._realpath)
-        self._learnt: set[str] = set()  # project directories whose questions were asked
-
-    def learn(self, path: str, kind: str) -> None:
-        """Ask now what ``notes`` will ask about a project file at ``path`` (as displayed)."""
-        if kind not in PROJECT_KINDS or path == "<stdin>":
-            return
-        try:
-            if kind == "hermes":
-                self._realpath(path)
-            directory = os.path.normpath(_project_directory(path, kind))
-            if directory not in self._learnt:
-                self._learnt.add(directory)
-                found = self._finder.find(directory)
-                if found is not None:
-                    self._realpath(found)
-        except (OSError, ValueError):  # asked again by ``notes``, which decides what it means
-            return
-
-    def notes(self, results: Iterable[FileResult]) -> list[str]:
-        results = list(results)
-        realpath = self._realpath
-        hermes_files = _by_resolved_path(
-            (r for r in results if r.kind == "hermes" and r.path != "<stdin>"), realpath)
-        by_directory: dict[str, list[FileResult]] = {}
-        for result in results:
-            if result.kind in PROJECT_KINDS and result.path != "<stdin>":
-                directory = os.path.normpath(_project_directory(result.path, result.kind))
-                by_directory.setdefault(directory, []).append(result)
-        notes: list[str] = []
-        for directory, members in by_directory.items():
-            losers = _losers(directory, members, hermes_files, self._finder, realpath)
-            if not losers:
-                continue
-            started_in = f": Hermes started in {escape_text(directory)} loads "
-            for loser, winner in losers:
-                notes.append(f"{escape_text(loser.path)}{started_in}{escape_text(winner)} instead")
-        return notes
+    results = list(results)
+    # Indexed by resolved path once: a lookup per directory, not a scan of every
+    # .hermes.md per directory (quadratic on a tree of thousands of directories).
+    realpath = RealPaths()
+    hermes_files = _by_resolved_path(
+        (r for r in results if r.kind == "hermes" and r.path != "<stdin>"), realpath)
+    finder = _HermesFinder(realpath)
+    by_directory: dict[str, list[FileResult]] = {}
+    for result in results:
+        if result.kind in PROJECT_KINDS and result.path != "<stdin>":
+            directory = os.path.normpath(_project_directory(result))
+            by_directory.setdefault(directory, []).append(result)
+    notes: list[str] = []
+    for directory, members in by_directory.items():
+        for loser, winner in _losers(directory, members, hermes_files, finder, realpath):
+            notes.append(
+                f"{escape_text(loser.path)}: Hermes started in {escape_text(directory)} "
+                f"loads {escape_text(winner)} instead"
+            )
+    return notes
 
 
 def _by_resolved_path(

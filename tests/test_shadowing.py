@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from soulscan.discovery import discover
-from soulscan.models import FileResult
 from soulscan.pipeline import ScanOptions, run_scan
-from soulscan.shadowing import ShadowingNotes, shadowing_notes
+from soulscan.shadowing import shadowing_notes
 
 
 @pytest.mark.parametrize(
@@ -63,42 +62,6 @@ def test_shadowing_notes(
     assert sorted(shadowing_notes(report.files)) == sorted(
         f"{loser}: Hermes started in . loads {winner} instead" for loser, winner in expected
     )
-    assert _notes_after_learning(report.files) == shadowing_notes(report.files)
-
-
-def _notes_after_learning(results: tuple[FileResult, ...]) -> list[str]:
-    """What ``scan -j N`` prints: each file learnt as found, then the notes."""
-    notes = ShadowingNotes()
-    for result in results:
-        notes.learn(result.path, result.kind)
-    return notes.notes(results)
-
-
-def test_learning_asks_the_same_questions_notes_would(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Learning only fills the caches ``notes`` fills itself: the same notes with a parent's
-    .hermes.md, a linked directory and a .hermes.md that is a link, learnt in any order,
-    some files never learnt."""
-    (tmp_path / ".git").mkdir()
-    (tmp_path / ".hermes.md").write_text("Root rules.", encoding="utf-8")
-    for name in ("a", "b", "c"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "AGENTS.md").write_text("rules", encoding="utf-8")
-        (tmp_path / name / "CLAUDE.md").write_text("more", encoding="utf-8")
-    (tmp_path / "b" / ".hermes.md").symlink_to(tmp_path / ".hermes.md")
-    (tmp_path / "linked").symlink_to(tmp_path / "c")
-    monkeypatch.chdir(tmp_path)
-    report = run_scan(discover(["linked/CLAUDE.md", "."], follow_symlinks=True),
-                      ScanOptions(profile="runtime"))
-    expected = shadowing_notes(report.files)
-    assert any("b/AGENTS.md" in note for note in expected)
-    assert any(note.startswith("linked/CLAUDE.md: ") for note in expected)
-    for order in (report.files, tuple(reversed(report.files)), report.files[::2]):
-        notes = ShadowingNotes()
-        for result in order:
-            notes.learn(result.path, result.kind)
-        assert notes.notes(report.files) == expected
 
 
 def test_parent_hermes_md_counts_only_when_scanned(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from soulscan.config import load_settings
-from soulscan.discovery import KINDS, Discovery, Target, discover
+from soulscan.discovery import KINDS, Discovery, discover
 from soulscan.errors import SoulscanError
 from soulscan.extra_packs import extra_rules
 from soulscan.models import ScanReport, Severity
@@ -24,7 +24,7 @@ from soulscan.pipeline import PROFILES, ScanOptions, discover_and_scan, run_scan
 from soulscan.policy import apply_policy
 from soulscan.report import FORMATS, RenderOptions, render
 from soulscan.report.escape import escape_text
-from soulscan.shadowing import ShadowingNotes
+from soulscan.shadowing import shadowing_notes
 
 if TYPE_CHECKING:
     from soulscan.baseline import Baseline
@@ -148,7 +148,6 @@ def command(
     extra_rules(options.rule_packs)  # a broken project pack stops here, with one line
     if not paths:
         paths = settings.paths or (() if home is not None else (".",))
-    shadowing = ShadowingNotes()
     if forced_kind == SKILL_KIND:
         from soulscan.skill_report import scan_skills
 
@@ -160,12 +159,9 @@ def command(
         # A kind forced with --as is judged alone, never as part of a cursor bundle.
         cursor_bundles = forced_kind is None
         if jobs > 1 and not _progress_possible(quiet):
-            # Workers start on the files found first while the walk goes on; meanwhile
-            # this process asks the file system what the shadowing notes need.
-            learn = None if quiet else _learn(shadowing)
+            # Workers start on the files found first while the walk goes on.
             discovery, scanned = discover_and_scan(paths, options, jobs=jobs,
-                                                   cursor_bundles=cursor_bundles,
-                                                   on_target=learn, **walk)
+                                                   cursor_bundles=cursor_bundles, **walk)
         else:  # a progress bar needs the number of files before the scan starts
             discovery = discover(paths, **walk)
             with _progress(len(discovery.targets), enabled=not quiet) as advance:
@@ -175,7 +171,7 @@ def command(
     outcome = apply_policy(scanned, settings, baseline=baseline)
     return emit(
         outcome.report, scanned, format_name,
-        lambda: (*discovery.notes, *shadowing.notes(outcome.report.files), *outcome.notes()),
+        lambda: (*discovery.notes, *shadowing_notes(outcome.report.files), *outcome.notes()),
         threshold=fail_on or settings.fail_on or FAIL_ON_BLOCK, quiet=quiet, no_color=no_color,
     )
 
@@ -212,12 +208,6 @@ def load_baseline(path: Path | None) -> Baseline | None:
     from soulscan import baseline  # only when one is given: it costs start-up
 
     return baseline.load(path)
-
-
-def _learn(shadowing: ShadowingNotes) -> Callable[[Target], None]:
-    def learn(target: Target) -> None:
-        shadowing.learn(target.display, target.kind)
-    return learn
 
 
 def _progress_possible(quiet: bool) -> bool:
