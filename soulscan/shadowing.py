@@ -88,6 +88,11 @@ class _HermesFinder:
         """The first `.hermes.md`/`HERMES.md` regular file on the walk from ``directory``
         to its git root (``directory`` alone outside a repository), as a path."""
         current = self._realpath(directory)
+        # The walk starts at ``directory`` inside a repository or not: its own file ends it
+        # before the git root matters (one lookup, not the root's up the whole chain).
+        found = self._hermes_file(current)
+        if found is not None:
+            return found
         chain = _ancestors(current)
         git_root = next((d for d in chain if self._git_entry(d)), None)
         for candidate_directory in chain if git_root is not None else chain[:1]:

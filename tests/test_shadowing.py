@@ -115,3 +115,30 @@ def test_real_paths_resolve_as_realpath_does(tmp_path: Path, monkeypatch: pytest
     for _ in range(2):  # the second time from what it remembered
         for path in paths:
             assert real_paths(path) == os.path.realpath(path), path
+
+
+def test_a_directory_s_own_hermes_md_wins_inside_a_repository_or_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk starts at the directory: its own .hermes.md is the one found, whatever the
+    git root; without one, a parent's counts only inside a repository."""
+    for root in (tmp_path / "plain", tmp_path / "repo"):
+        (root / "own").mkdir(parents=True)
+        (root / "none").mkdir()
+        (root / ".hermes.md").write_text("Root rules.", encoding="utf-8")
+        (root / "own" / ".hermes.md").write_text("Own rules.", encoding="utf-8")
+        for directory in ("own", "none"):
+            (root / directory / "AGENTS.md").write_text("a", encoding="utf-8")
+            (root / directory / "CLAUDE.md").write_text("c", encoding="utf-8")
+    (tmp_path / "repo" / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    report = run_scan(discover(["plain", "repo"]), ScanOptions(profile="runtime"))
+    assert sorted(shadowing_notes(report.files)) == sorted([
+        "plain/own/AGENTS.md: Hermes started in plain/own loads plain/own/.hermes.md instead",
+        "plain/own/CLAUDE.md: Hermes started in plain/own loads plain/own/.hermes.md instead",
+        "plain/none/CLAUDE.md: Hermes started in plain/none loads plain/none/AGENTS.md instead",
+        "repo/own/AGENTS.md: Hermes started in repo/own loads repo/own/.hermes.md instead",
+        "repo/own/CLAUDE.md: Hermes started in repo/own loads repo/own/.hermes.md instead",
+        "repo/none/AGENTS.md: Hermes started in repo/none loads repo/.hermes.md instead",
+        "repo/none/CLAUDE.md: Hermes started in repo/none loads repo/.hermes.md instead",
+    ])
