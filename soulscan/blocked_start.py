@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
 
 from soulscan.hermes.documents import FRAMING, RuntimeDocument, document_label, whole_document
 from soulscan.hermes.scanner import MAX_SCAN_CHARS
@@ -89,40 +90,44 @@ def _read_start(data: bytes, kept_chars: int) -> tuple[str, int] | None:
     """The decoded text up to its first newline at or past ``kept_chars`` that follows a
     character other than whitespace (the newline left out), and the whole text's length;
     None when the bytes are not UTF-8 or the start is not short."""
-    view = memoryview(data)
-    size = len(data)
+    pieces = _pieces(data)
     kept: list[str] = []
     kept_length = 0  # characters in ``kept``
-    position = 0  # bytes decoded
     newline = -1
-    while newline == -1:
-        if position >= size or kept_length > 2 * kept_chars:
-            return None  # (a long line: the whole-text path reads it)
-        end = position + PIECE_BYTES
-        try:
-            piece, used = _decode_utf8(view[position:end], "strict", end >= size)
-        except UnicodeDecodeError:
+    try:
+        for piece in pieces:
+            if kept_length + len(piece) > kept_chars:
+                if (kept_length > kept_chars and piece.startswith("\n") and kept[-1]
+                        and not kept[-1][-1].isspace()):  # (a line's end split between pieces)
+                    newline = 0
+                else:
+                    ending = _LINE_END.search(piece, max(kept_chars - kept_length, 0))
+                    newline = -1 if ending is None else ending.end() - 1
+            kept.append(piece)
+            kept_length += len(piece)
+            if newline != -1:
+                break
+            if kept_length > 2 * kept_chars:
+                return None  # (a long line: the whole-text path reads it)
+        else:
             return None
-        if kept_length + len(piece) > kept_chars:
-            if (kept_length > kept_chars and piece.startswith("\n") and kept[-1]
-                    and not kept[-1][-1].isspace()):  # (a line's end split between pieces)
-                newline = 0
-            else:
-                ending = _LINE_END.search(piece, max(kept_chars - kept_length, 0))
-                newline = -1 if ending is None else ending.end() - 1
-        kept.append(piece)
-        kept_length += len(piece)
-        position += used
+        # (the rest only checked and counted)
+        chars_total = kept_length + sum(map(len, pieces))
+    except UnicodeDecodeError:
+        return None
     # (joined up to the newline: slicing the joined text would copy it all again)
     kept[-1] = kept[-1][:newline]
-    start = "".join(kept)
-    chars_total = kept_length
+    return "".join(kept), chars_total
+
+
+def _pieces(data: bytes) -> Iterator[str]:
+    """``data`` decoded ``PIECE_BYTES`` at a time, as strict UTF-8 as the whole decode (a
+    character cut at a piece's end opens the next piece; ``UnicodeDecodeError`` as there)."""
+    view = memoryview(data)
+    size = len(data)
+    position = 0  # bytes decoded
     while position < size:
         end = position + PIECE_BYTES
-        try:
-            piece, used = _decode_utf8(view[position:end], "strict", end >= size)
-        except UnicodeDecodeError:
-            return None
-        chars_total += len(piece)
+        piece, used = _decode_utf8(view[position:end], "strict", end >= size)
         position += used
-    return start, chars_total
+        yield piece
