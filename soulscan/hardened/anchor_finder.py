@@ -282,6 +282,12 @@ class WordsIndex:
         RE2 set finds never needs it)."""
         return " ".join(self.tokens)
 
+    @functools.cached_property
+    def longest(self) -> int:
+        """The length of the longest token: no run of characters other than a space in the
+        text is longer (``reach.reach``'s `longest_word`; asked by each rule tried in it)."""
+        return max(map(len, self.tokens), default=0)
+
     @classmethod
     def of(cls, folded: str) -> WordsIndex:
         return cls(set(folded.split(" ")))

@@ -103,7 +103,7 @@ def word_matches(
         # a window that reads further repeats no more often: tell that before working out
         # the pattern's reach in this text (a walk of its parse)
         return None
-    around = reach(pattern.pattern, pattern.flags, max(map(len, words.tokens), default=0))
+    around = reach(pattern.pattern, pattern.flags, words.longest)
     return None if around is None else matches_by_window(pattern, text, places, around)
 
 
@@ -123,7 +123,7 @@ def every_match(
     The windows at the places of each string are kept per text (``StringWindows``: rules
     share their start strings), each a little wider than the pattern reads, so that rules of
     about the same reach share them too."""
-    around = reach(pattern.pattern, pattern.flags, max(map(len, words.tokens), default=0))
+    around = reach(pattern.pattern, pattern.flags, words.longest)
     if around is None or any("" in strings for strings, _, _ in groups):
         return None
     behind, ahead = _rounded_up(around.behind, _SHARED_BEHIND), _rounded_up(around.ahead, _SHARED_AHEAD)
