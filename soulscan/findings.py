@@ -271,9 +271,7 @@ class _FileContext:
 
     def _build(self, drafts: Sequence[_Draft]) -> list[Finding]:
         text, display = self.text, self.display
-        index = LineIndex.of(text)
-        locations = index.locations([draft.span for draft in drafts])
-        shown = FileExcerpts(text, index).excerpts(locations)
+        locations, shown = self._shown([draft.span for draft in drafts])
         if len(drafts) > _MANY_OBJECTS:
             alike = self._alike_findings(drafts, locations, shown)
             if alike is not None:
@@ -350,10 +348,14 @@ class _FileContext:
         """``build`` of more than ``_MANY_OBJECTS`` drafts that are ``first`` but for their
         ``spans`` (in text order), without the drafts; None where ``_alike_findings`` would
         not build them (the caller builds them one by one)."""
+        return self._alike_built(first, spans, *self._shown(spans))
+
+    def _shown(self, spans: Sequence[Span]) -> tuple[list[Location], list[Excerpt]]:
+        """The location and excerpt of each span, in one pass over the text."""
         text = self.text
         index = LineIndex.of(text)
         locations = index.locations(spans)
-        return self._alike_built(first, spans, locations, FileExcerpts(text, index).excerpts(locations))
+        return locations, FileExcerpts(text, index).excerpts(locations)
 
     def _alike_built(self, first: _Draft, spans: list[Span], locations: Sequence[Location],
                      shown: Sequence[Excerpt]) -> list[Finding] | None:
@@ -447,9 +449,9 @@ def _one_hidden_character(context: _FileContext, region: Region) -> list[Finding
     ``_alike_drafts``; built alike, ``_alike_findings``), without a match and a draft a
     place. None for any other region."""
     char = hidden_char(region.ids[0]) if len(region.ids) == 1 else None
-    if char is None or not _runtime_flagged(region):
+    if char is None:
         return None
-    window = _runtime_window(region)
+    window = _runtime_window(region)  # (empty unless the runtime flagged the region)
     places, count = hidden_places(window, char, MAX_OCCURRENCES)
     if len(places) <= _MANY_OBJECTS:
         return None
@@ -461,7 +463,7 @@ def _one_hidden_character(context: _FileContext, region: Region) -> list[Finding
     first = _new(_Draft, (region, facts, ORIGIN_RUNTIME, spans[0], region.effect, None, None))
     built = context.build_alike(first, spans)
     if built is not None:  # (the file's only region: each rule has room for all it lists)
-        dict.update(context.occurrences, {region.ids[0]: count})
+        context.occurrences[region.ids[0]] = count
     return built
 
 
