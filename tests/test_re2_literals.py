@@ -72,7 +72,7 @@ def test_processes_sharing_a_run_each_build_after_their_share_of_what_is_due() -
         assert when_due(1) is not None
         use_literal_sets(None)
         re2_literals.share_literal_sets_due(2)  # never stays never
-        assert re2_literals._after is None
+        assert re2_literals._DUE.after is None
     finally:
         use_literal_sets()
 

@@ -14,37 +14,31 @@ at the end of the text, in every set, tells that apart from "none occurs").
 
 The import of ``re2`` and each set's build (~10 ms in all) pay once a process has looked up
 ``LITERAL_SETS_AFTER_CHARS`` characters (~60 ms of pivot scans), as the runtime scanner's
-sets do (``soulscan.hermes.scanner.QUICK_AFTER_CHARS``): a one-file run never builds one.
+sets do (``soulscan.engine.re2_due``): a one-file run never builds one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from soulscan.engine.re2_due import DueAfter
+
 LITERAL_SETS_AFTER_CHARS = 1_000_000
 # RE2 reads bytes: a text mostly of multi-byte characters (emoji, CJK) costs it two to four
 # times as many steps, while the pivot scans rarely stop in it; such a text is left to them.
 MAX_BYTES_A_CHAR = 1.5
-_after: int | None = LITERAL_SETS_AFTER_CHARS  # None: never (``use_literal_sets``)
-_looked_up_chars = 0
+_DUE = DueAfter(LITERAL_SETS_AFTER_CHARS)  # characters looked up, shared by every finder
 
 
 def share_literal_sets_due(processes: int) -> None:
-    """Before ``processes`` processes share a run's texts (``scan -j N`` forks its workers):
-    each will look up a share of them, so each builds its sets after its share of the
-    characters still due, and the run as a whole looks up no more of them the slow way
-    than one process would."""
-    global _after
-    if _after is not None and processes > 1:
-        _after = _looked_up_chars + max(0, _after - _looked_up_chars) // processes
+    """``DueAfter.share``: before ``scan -j N`` forks its workers."""
+    _DUE.share(processes)
 
 
 def use_literal_sets(after_chars: int | None = LITERAL_SETS_AFTER_CHARS) -> None:
     """Build the sets once this many characters have been looked up from now (0: at the
     next lookup; None: never, the pivot scans answer alone)."""
-    global _after, _looked_up_chars
-    _after = after_chars
-    _looked_up_chars = 0
+    _DUE.restart(after_chars)
 
 
 class LiteralSet:
@@ -100,13 +94,11 @@ class LiteralSetWhenDue:
 
     def __call__(self, chars: int) -> LiteralSet | None:
         """The set, counting a lookup of ``chars`` characters while none is built."""
-        if _after is None or self._refused:
+        if _DUE.after is None or self._refused:
             return None
         if self._set is not None:
             return self._set
-        global _looked_up_chars
-        _looked_up_chars += chars
-        if _looked_up_chars < _after:
+        if not _DUE.due(chars):
             return None
         from soulscan.engine.re2_gate import SetUnavailable
 

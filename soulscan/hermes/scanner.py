@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from soulscan.engine.prefilter import FirstMatch, GatedRule, RuleSetGate, gated_python_re
+from soulscan.engine.re2_due import DueAfter
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.engine.text_memos import on_forget
 from soulscan.hermes.nfkc import nfkc, nfkc_mapped
@@ -193,8 +194,7 @@ on_forget(_forget_firsts)
 # (~20 ms) pay once a process has scanned this many characters (~20 ms of the pure-Python
 # gates); a one-file run never builds them.
 QUICK_AFTER_CHARS = 1_000_000
-_quick_after: int | None = QUICK_AFTER_CHARS  # None: never (``use_quick_gate``)
-_scanned_chars = 0
+_QUICK_DUE = DueAfter(QUICK_AFTER_CHARS)
 # scope -> its RE2 set, built at the scope's first scan once they are due
 _QUICK: dict[str, SetGate] = {}
 
@@ -202,28 +202,20 @@ _QUICK: dict[str, SetGate] = {}
 def use_quick_gate(after_chars: int | None = QUICK_AFTER_CHARS) -> None:
     """Build the RE2 sets once this many characters are scanned (0: at the next scan;
     None: never, and drop those built). The verdicts are the same either way."""
-    global _quick_after, _scanned_chars
-    _quick_after, _scanned_chars = after_chars, 0
+    _QUICK_DUE.restart(after_chars)
     _QUICK.clear()
     _forget_last_scan()  # the next scan is answered by the gate chosen now
 
 
 def share_quick_gate_due(processes: int) -> None:
-    """Before ``processes`` processes share a run's files (``scan -j N`` forks its workers):
-    each will scan a share of them, so each builds its sets after its share of the window
-    characters still due, and the run as a whole scans no more of them the slow way than
-    one process would."""
-    global _quick_after
-    if _quick_after is not None and processes > 1:
-        _quick_after = _scanned_chars + max(0, _quick_after - _scanned_chars) // processes
+    """``DueAfter.share``: before ``scan -j N`` forks its workers."""
+    _QUICK_DUE.share(processes)
 
 
 def _quick_gate_for(scope: str, chars: int) -> SetGate | None:
     """Count a window's characters; once they are due, the scope's set, built now (None:
     not due, or no set can be built: the pure-Python gates then answer alone for good)."""
-    global _scanned_chars, _quick_after
-    _scanned_chars += chars
-    if _quick_after is None or _scanned_chars < _quick_after:
+    if not _QUICK_DUE.due(chars):
         return None
     from soulscan.engine.re2_gate import SetGate, SetUnavailable
     entries = _gate_in(_members(scope)).rules  # the patterns as each rule's own search runs them
@@ -231,7 +223,7 @@ def _quick_gate_for(scope: str, chars: int) -> SetGate | None:
         quick = _QUICK[scope] = SetGate([(entry.rule.pattern, entry.flags) for entry in entries],
                                         sorted(_pack_invisible()))
     except SetUnavailable:
-        _quick_after = None
+        _QUICK_DUE.restart(None)
         _QUICK.clear()
         return None
     return quick
