@@ -356,13 +356,8 @@ def _report(discovery: Discovery, planned: _Planned, done: dict[int, _Outcomes])
     ordered: list[FileResult | ScanError | None] = [None] * len(discovery.targets)
     for position, (indices, item) in enumerate(planned):
         results = done[position] if isinstance(item, _Job) else (item,)
-        if len(results) != len(indices):
-            raise ValueError(f"{len(results)} outcomes for {len(indices)} targets")
-        if len(indices) == 1:
-            ordered[indices[0]] = results[0]
-        else:
-            for index, result in zip(indices, results):
-                ordered[index] = result
+        for index, result in zip(indices, results, strict=True):
+            ordered[index] = result
     if any(outcome is None for outcome in ordered):
         raise ValueError("a target was planned in no job")
     files = tuple(outcome for outcome in ordered if isinstance(outcome, FileResult))
