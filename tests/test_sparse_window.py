@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 
 from soulscan.engine.matcher import PreparedText
 from soulscan.hermes import scanner, sparse_window
-from soulscan.hermes.sparse_window import distinct_characters, non_ascii_characters, window_facts
+from soulscan.hermes.sparse_window import (
+    distinct_characters,
+    non_ascii_characters,
+    repeats_within,
+    window_facts,
+)
 
 INVISIBLE = frozenset(scanner.INVISIBLE_CHARS)
 
@@ -244,6 +249,43 @@ def test_distinct_characters_are_the_set_of_the_text(text: str, sample: int, pas
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sparse_window, "_SAMPLE", sample)
         assert distinct_characters(text, passes) == set(text)
+
+
+UNITS = st.lists(st.sampled_from(["a", "\u200d", "\U0001f468", "\ufe0f", "\u0301", "\U000e0067"]),
+                min_size=1, max_size=24).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(UNITS, st.integers(1, 40), st.integers(0, 23), st.integers(1, 40), st.integers(1, 64),
+       st.sampled_from(["", "b", "\u200c"]))
+def test_a_repeating_text_repeats_and_its_characters_are_its_set(
+        unit: str, times: int, cut: int, most: int, sample: int, tail: str) -> None:
+    """A repeat is claimed only at a distance that is one (the text shifted by it is
+    itself), and the characters of a repeating text, or one with a different last
+    character, are its set whatever the sample's size."""
+    text = unit * times + unit[:cut] + tail
+    if repeats_within(text, most):
+        assert any(text[distance:] == text[:-distance] for distance in range(1, most + 1))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sparse_window, "_SAMPLE", sample)
+        assert distinct_characters(text) == set(text)
+
+
+@pytest.mark.parametrize(("text", "most", "repeats"), [
+    pytest.param("\U0001f468\u200d\U0001f469\u200d\U0001f467" * 300, 512, True, id="emoji-sequences"),
+    pytest.param("\u200b" * 2000, 512, True, id="one-character"),
+    pytest.param("\U0001f468\u200d\U0001f469\u200d\U0001f467" * 300 + "\u200c", 512, False,
+                 id="last-character-differs"),
+    pytest.param(("\U0001f468\u200d" * 300) + "x" + ("\U0001f468\u200d" * 300), 512, False,
+                 id="one-character-differs-inside"),
+    pytest.param("".join(map(chr, range(0x1F600, 0x1F600 + 600))) * 3, 512, False,
+                 id="unit-longer-than-most"),
+    pytest.param("".join(map(chr, range(0x1F600, 0x1F600 + 600))) * 3, 600, True,
+                 id="unit-as-long-as-most"),
+])
+def test_repeats_within_examples(text: str, most: int, repeats: bool) -> None:
+    assert repeats_within(text, most) is repeats
+    assert distinct_characters(text) == set(text)
 
 
 def test_a_character_missing_from_the_sample_is_still_found() -> None:

@@ -65,8 +65,8 @@ def distinct_characters(text: str, passes: int = 16) -> set[str]:
     are all (their counts add up to the length); else removing one character at a time is
     a few C-speed passes when there are few."""
     sample = set(text[:_SAMPLE])
-    if len(text) <= _SAMPLE:  # (the sample is the whole text)
-        return sample
+    if len(text) <= _SAMPLE or repeats_within(text, _SAMPLE):
+        return sample  # (the whole text, or a text each of whose characters is in it)
     if len(sample) <= 2 * passes and sum(map(text.count, sample)) == len(text):
         return sample
     found: set[str] = set()
@@ -81,6 +81,29 @@ def distinct_characters(text: str, passes: int = 16) -> set[str]:
 
 # The characters of a text's first stretch this long are counted through the whole text.
 _SAMPLE = 512
+
+
+def repeats_within(text: str, most: int) -> bool:
+    """Whether ``text`` repeats itself at a distance of at most ``most`` characters
+    (``text[d:] == text[:-d]``): then every character of it is one of its first ``d``. A
+    distance is looked for where the text's first characters recur (a C search over the
+    first ``most``), and a few are checked, each by one C comparison (a long run of emoji
+    sequences or hidden characters repeats a unit of a few dozen characters)."""
+    head = text[:_HEAD]
+    reach = most + len(head)
+    distance = text.find(head, 1, reach)
+    for _ in range(_DISTANCES_TRIED):
+        if distance == -1 or distance >= len(text):
+            return False
+        if text[distance:] == text[:-distance]:
+            return True
+        distance = text.find(head, distance + 1, reach)
+    return False
+
+
+# The first characters whose recurrence suggests a distance, and how many are checked.
+_HEAD = 16
+_DISTANCES_TRIED = 3
 # Fewer non-ASCII characters than this are put in a set at once.
 _MANY = 256
 
