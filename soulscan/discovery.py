@@ -325,7 +325,7 @@ def _file_type(mode: int) -> str:
     return next((name for matched, name in checks if matched), "an unknown file type")
 
 
-def describe_os_error(exc: OSError, path: Path) -> str:
+def describe_os_error(exc: OSError, path: str | Path) -> str:
     """A short, lower-case reason for a failed stat, open or read."""
     if exc.errno == errno.ELOOP:
         return "symbolic link loop"

@@ -6,7 +6,9 @@ been given yet itself, taking them from the back of the queue while the workers 
 theirs from the front, in chunks that shrink as the queue empties so that everyone
 finishes together. On two cores two processes compete for them, not three; this process
 keeps what it has warmed (compiled rules, caches) for its share; and only the workers'
-share of the results is pickled.
+share of the results is pickled. Once every result is in, the workers are idle: ``aside``
+gives one of them a last piece of work while this process goes on with its own (the scan
+command's notes while it renders the report).
 
 A worker is a plain ``os.fork`` child with two pipes (length-prefixed pickles; the
 function it runs is inherited, never sent): no executor threads competing with this
@@ -24,11 +26,14 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Generic, NoReturn, TypeVar
+from functools import partial
+from typing import Any, Generic, NoReturn, TypeVar
 
 Key = TypeVar("Key")
 Job = TypeVar("Job")
 Result = TypeVar("Result")
+Argument = TypeVar("Argument")
+Answer = TypeVar("Answer")
 
 _HEADER_SIZE = 8  # each frame: its length (little-endian), then a pickle
 _READ_SIZE = 1 << 20
@@ -51,7 +56,7 @@ class WorkerLost(RuntimeError):
 @dataclass
 class _Worker(Generic[Key]):
     pid: int
-    jobs_out: int  # this process writes job frames here
+    jobs_out: int  # this process writes job frames here (-1 once closed)
     results_in: int  # and reads result frames here
     received: bytearray = field(default_factory=bytearray)
     given: deque[list[Key]] = field(default_factory=deque)  # the keys of each chunk sent
@@ -108,11 +113,35 @@ class SharedWork(Generic[Key, Job, Result]):
             else:
                 return
 
+    def aside(self, call: Callable[[Argument], Answer], argument: Argument) -> Callable[[], Answer]:
+        """``call(argument)`` worked out by a worker while this process goes on; the function
+        returned waits for its answer (raising what ``call`` raised). Only once ``results``
+        is done: the workers are idle then, and no job is added after. Without a worker,
+        the function returned works it out here."""
+        if not self._workers:
+            return partial(call, argument)
+        worker = self._workers[0]
+        self._send(worker, pickle.dumps((call, argument), pickle.HIGHEST_PROTOCOL))
+        for each in self._workers:  # no job follows: each ends once it has answered
+            os.close(each.jobs_out)
+            each.jobs_out = -1
+        return partial(self._answer, worker)
+
+    def _answer(self, worker: _Worker[Key]) -> Any:
+        frame = _read_frame(worker.results_in)
+        if frame is None:
+            raise WorkerLost(f"worker process {worker.pid} ended before answering")
+        succeeded, value = pickle.loads(frame)
+        if not succeeded:
+            raise value
+        return value
+
     def close(self) -> None:
         """Stop and reap the workers (idle at the end; busy after an error or Ctrl-C)."""
         workers, self._workers = self._workers, []
         for worker in workers:
-            os.close(worker.jobs_out)
+            if worker.jobs_out >= 0:
+                os.close(worker.jobs_out)
             os.close(worker.results_in)
             try:
                 os.kill(worker.pid, signal.SIGTERM)
@@ -140,7 +169,8 @@ class SharedWork(Generic[Key, Job, Result]):
                     break
                 taken = [self._pending.popleft() for _ in range(size)]
                 worker.given.append([key for key, _ in taken])
-                self._send(worker, pickle.dumps([job for _, job in taken], pickle.HIGHEST_PROTOCOL))
+                jobs = [job for _, job in taken]
+                self._send(worker, pickle.dumps((None, jobs), pickle.HIGHEST_PROTOCOL))
 
     def _send(self, worker: _Worker[Key], payload: bytes) -> None:
         """Write one frame; while the pipe is full, read results (the worker may be
@@ -223,12 +253,14 @@ class SharedWork(Generic[Key, Job, Result]):
 def _serve(run: Callable[[list[Job]], list[Result]], jobs_in: int, results_out: int) -> NoReturn:
     """A worker's life: read a chunk, run it, write back its results (or the exception it
     raised), until the job pipe closes; then leave without running any of the parent's
-    clean-up (``os._exit``)."""
+    clean-up (``os._exit``). A frame is (None, a chunk of jobs) or (``call``, its argument),
+    from ``SharedWork.aside``."""
     status = 0
     try:
         while (frame := _read_frame(jobs_in)) is not None:
             try:
-                reply: tuple[bool, object] = (True, run(pickle.loads(frame)))
+                call, argument = pickle.loads(frame)
+                reply: tuple[bool, object] = (True, run(argument) if call is None else call(argument))
             except Exception as exc:  # noqa: BLE001 - a bug: the parent raises it
                 reply = (False, _picklable(exc))
             _write_all(results_out, pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))

@@ -23,11 +23,12 @@ import gc
 import os
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from soulscan.blocked_start import blocked_start_document
 from soulscan.discovery import Discovery, Target, describe_os_error, discover, kind_of
@@ -51,8 +52,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE", "PROFILES", "ScanOptions", "bundle_directory", "discover_and_scan",
-    "read_target", "run_scan", "scan_target", "snippet_of",
+    "discover_and_scan_aside", "read_target", "run_scan", "scan_target", "snippet_of",
 ]
+
+_Answer = TypeVar("_Answer")
 
 # Hermes never loads more than 500,000 characters of a context file (its largest cap), and
 # matching every rule over the whole text costs seconds per megabyte: a file many times
@@ -92,13 +95,18 @@ def bundle_directory(target: Target) -> Path | None:
 
 def read_target(target: Target, max_file_size: int, stdin: BinaryIO | None = None) -> bytes:
     """The bytes of one target; an ``OSError`` or ``SoulscanError`` says why not."""
-    if target.path is None:
+    return _read_path(target.path, max_file_size, stdin)
+
+
+def _read_path(path: Path | str | None, max_file_size: int, stdin: BinaryIO | None = None) -> bytes:
+    """``read_target`` of a target's path (None: standard input)."""
+    if path is None:
         source = stdin if stdin is not None else sys.stdin.buffer
         data = source.read(max_file_size + 1)
         _check_size(len(data), max_file_size)
         return data
     # O_NONBLOCK: opening a FIFO that slipped past discovery (a race) must not hang.
-    descriptor = os.open(target.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
@@ -143,32 +151,40 @@ def _check_size(size: int, limit: int) -> None:
 def scan_target(target: Target, options: ScanOptions, data: bytes | None = None) -> FileResult | ScanError:
     """Scan one file alone (the single-file view); every problem reading it becomes a
     ``ScanError``. ``run_scan`` judges cursor files in their real place as a bundle."""
+    return _scan_file(target.path, target.display, target.kind, options, data)
+
+
+def _scan_file(path: Path | str | None, display: str, kind: str, options: ScanOptions,
+               data: bytes | None = None) -> FileResult | ScanError:
+    """``scan_target`` of a target given by its fields: a worker is sent a lone file's path
+    as a str (``_LoneFile``), and builds no ``Path`` or ``Target`` for it."""
     try:
         if data is None:
-            data = read_target(target, options.max_file_size)
-        return _scan_bytes(target, data, options)
+            data = _read_path(path, options.max_file_size)
+        return _scan_bytes(path, display, kind, data, options)
     except SoulscanError as exc:
-        return ScanError(target.display, str(exc))
+        return ScanError(display, str(exc))
     except OSError as exc:
-        return ScanError(target.display, describe_os_error(exc, target.path or Path("-")))
+        return ScanError(display, describe_os_error(exc, path if path is not None else "-"))
 
 
-def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult:
+def _scan_bytes(path: Path | str | None, display: str, kind: str, data: bytes,
+                options: ScanOptions) -> FileResult:
     # "-" is how the loader knows the text came from standard input (no path to name).
-    path = str(target.path) if target.path is not None else "-"
-    if (options.profile == "runtime" and target.kind in _PLAIN_CONTEXT_KINDS
+    name = str(path) if path is not None else "-"
+    if (options.profile == "runtime" and kind in _PLAIN_CONTEXT_KINDS
             and options.hermes_home is None and options.context_length is None):
-        whole = _whole_context_result(target, path, data, options)
+        whole = _whole_context_result(display, kind, name, data, options)
         if whole is not None:
             return whole
     document = load_document(
-        path,
-        target.kind,
+        name,
+        kind,
         hermes_home=options.hermes_home,
         context_length=options.context_length,
         data=data,
     )
-    return _file_result(target, document, options)
+    return _result(display, kind, document, options)
 
 
 # Context kinds whose scanned text is their stripped text (no frontmatter removed, no legacy
@@ -176,7 +192,7 @@ def _scan_bytes(target: Target, data: bytes, options: ScanOptions) -> FileResult
 _PLAIN_CONTEXT_KINDS = frozenset({"agents", "claude", "cursorrules", "mdc"})
 
 
-def _whole_context_result(target: Target, path: str, data: bytes,
+def _whole_context_result(display: str, kind: str, path: str, data: bytes,
                           options: ScanOptions) -> FileResult | None:
     """The runtime-profile result of a file of ``_PLAIN_CONTEXT_KINDS`` that the runtime
     takes whole (the default cap), as ``load_document`` and ``_file_result`` give it: a clean
@@ -185,14 +201,13 @@ def _whole_context_result(target: Target, path: str, data: bytes,
     would decode, strip and judge it again). None for any other file (undecodable, empty,
     cut), which the document path judges (the scanner remembers its last verdict: the text
     is not scanned twice)."""
-    blocked = blocked_start_document(path, target.kind, data)  # a large file's start alone
+    blocked = blocked_start_document(path, kind, data)  # a large file's start alone
     if blocked is not None:
-        return _file_result(target, blocked, options)
+        return _result(display, kind, blocked, options)
     try:
         text = decode_runtime_text(data)
     except UnicodeDecodeError:
         return None
-    kind = target.kind
     header, trailer, _ = FRAMING[kind]
     label = document_label(path, kind)
     judged = judge_section(text, label, header=header, trailer=trailer, strip_frontmatter=False)
@@ -201,13 +216,13 @@ def _whole_context_result(target: Target, path: str, data: bytes,
     if judged.section_length > DEFAULT_MAX_CHARS:
         return None
     if judged.ids:  # ``documents._context_document`` of a section that fits
-        return _file_result(target, whole_document(path, kind, label, text, judged), options)
+        return _result(display, kind, whole_document(path, kind, label, text, judged), options)
     # ``documents.whole_summary`` of a clean section: no frontmatter is removed here, so
     # its text starts after the leading whitespace alone (no detail)
     summary = _new_object(RuntimeSummary)
     summary.__dict__.update({"action": "load", "ids": (), "chars_total": len(text),
                              "chars_loaded": len(judged.prepared.scanned), "detail": None})
-    return new_file_result(target.display, kind, summary, ())
+    return new_file_result(display, kind, summary, ())
 
 
 _new_object = object.__new__
@@ -224,12 +239,14 @@ def new_file_result(path: str, kind: str, runtime: RuntimeSummary,
 
 
 def _file_result(target: Target, document: RuntimeDocument, options: ScanOptions) -> FileResult:
+    return _result(target.display, target.kind, document, options)
+
+
+def _result(display: str, kind: str, document: RuntimeDocument, options: ScanOptions) -> FileResult:
     findings: tuple[Finding, ...] = ()
     if document.text is not None:
-        findings = document_findings(
-            document, target.display, options.profile, options.rule_packs
-        )
-    return new_file_result(target.display, target.kind, document.summary, findings)
+        findings = document_findings(document, display, options.profile, options.rule_packs)
+    return new_file_result(display, kind, document.summary, findings)
 
 
 def _oversized_member(directory: Path, limit: int) -> str | None:
@@ -286,7 +303,17 @@ def _scan_bundle(
     return tuple(results)
 
 
-def _scan_job(job: _Job, options: ScanOptions) -> tuple[FileResult | ScanError, ...]:
+# A lone file as a worker is sent it: its path (a str), display name and kind. Not a
+# ``_Job`` of a ``Target``: a pickled ``PosixPath`` is rebuilt from its parts, and the
+# dataclasses' pickles cost ~28 ms both ways for the 6,000 lone files of the bench's tree
+# (~4 ms as tuples of strings).
+_LoneFile = tuple[str, str, str]
+
+
+def _scan_job(job: _Job | _LoneFile, options: ScanOptions) -> tuple[FileResult | ScanError, ...]:
+    if isinstance(job, tuple):
+        path, display, kind = job
+        return (_scan_file(path, display, kind, options),)
     if job.bundle is not None:
         return _scan_bundle(job.bundle, job.targets, options)
     return tuple(scan_target(target, options, job.data) for target in job.targets)
@@ -336,6 +363,32 @@ def discover_and_scan(
     try:
         discovery = discover(paths, on_target=scan.add, **discover_options)
         return discovery, scan.finish(discovery)
+    finally:
+        scan.close()
+
+
+@contextmanager
+def discover_and_scan_aside(
+    paths: Sequence[str],
+    options: ScanOptions,
+    *,
+    jobs: int,
+    aside: Callable[[list[tuple[str, str, str]]], _Answer],
+    cursor_bundles: bool = True,
+    **discover_options: Any,
+) -> Iterator[tuple[Discovery, ScanReport, Callable[[], _Answer]]]:
+    """``discover_and_scan`` with ``jobs`` > 1, and ``aside`` of each scanned file's (path,
+    kind, runtime action), worked out by a worker (idle once the scan is done) while this
+    process goes on inside the ``with`` (renders the report): the serial tail of a run is
+    shorter by what the two overlap. The third value waits for the answer (without a
+    worker, it works it out). The workers are stopped on leaving."""
+    _check_profile(options)
+    scan = _OverlappedScan(_Planner(options, None, cursor_bundles), options, jobs)
+    try:
+        discovery = discover(paths, on_target=scan.add, **discover_options)
+        report = scan.finish(discovery)
+        files = [(file.path, file.kind, file.runtime.action) for file in report.files]
+        yield discovery, report, scan.aside(aside, files)
     finally:
         scan.close()
 
@@ -426,14 +479,14 @@ class _OverlappedScan:
         self.on_progress = on_progress
         self.done: dict[int, _Outcomes] = {}
         self._ready: list[int] = []  # planned positions found before the workers started
-        self._shared: SharedWork[int, _Job, _Outcomes] | None = None
+        self._shared: SharedWork[int, _Job | _LoneFile, _Outcomes] | None = None
 
     def add(self, target: Target) -> None:
         position = self.planner.add(target)
         if position is None or self.jobs <= 1:
             return
         if self._shared is not None:
-            self._shared.add(position, self._job(position))
+            self._shared.add(position, self._sent(position))
             return
         self._ready.append(position)
         if len(self._ready) >= PARALLEL_THRESHOLD:
@@ -455,7 +508,7 @@ class _OverlappedScan:
                 self._record([(position, _scan_job(self._job(position), self.options))])
             return _report(discovery, planned, self.done)
         for position in remaining:
-            self._shared.add(position, self._job(position))
+            self._shared.add(position, self._sent(position))
         for outcomes in self._shared.results():
             self._record(outcomes)
         report = _report(discovery, planned, self.done)
@@ -463,6 +516,13 @@ class _OverlappedScan:
         # the full collection while it is rendered (the part no worker shares) skips it.
         gc.freeze()
         return report
+
+    def aside(self, call: Callable[[list[tuple[str, str, str]]], _Answer],
+              files: list[tuple[str, str, str]]) -> Callable[[], _Answer]:
+        """``SharedWork.aside`` once ``finish`` is done; here when no worker was started."""
+        if self._shared is None:
+            return partial(call, files)
+        return self._shared.aside(call, files)
 
     def close(self) -> None:
         if self._shared is not None:
@@ -483,7 +543,7 @@ class _OverlappedScan:
 
         self._shared = SharedWork(partial(_scan_jobs, options=self.options), self.jobs - 1, _BATCH)
         for position in rest:
-            self._shared.add(position, self._job(position))
+            self._shared.add(position, self._sent(position))
 
     def _record(self, outcomes: list[tuple[int, _Outcomes]]) -> None:
         self.done.update(outcomes)
@@ -494,6 +554,14 @@ class _OverlappedScan:
         job = self.planner.planned[position][1]
         assert isinstance(job, _Job)
         return job
+
+    def _sent(self, position: int) -> _Job | _LoneFile:
+        """The job at ``position`` as it is shared: a file of its own as a ``_LoneFile``."""
+        job = self._job(position)
+        if job.bundle is not None or job.data is not None or len(job.targets) != 1:
+            return job
+        target = job.targets[0]
+        return job if target.path is None else (str(target.path), target.display, target.kind)
 
 
 def _share_one_time_work(processes: int) -> None:
@@ -508,7 +576,7 @@ def _share_one_time_work(processes: int) -> None:
     share_literal_sets_due(processes)
 
 
-def _scan_jobs(jobs: list[_Job], options: ScanOptions) -> list[_Outcomes]:
+def _scan_jobs(jobs: list[_Job | _LoneFile], options: ScanOptions) -> list[_Outcomes]:
     return [_scan_job(job, options) for job in jobs]
 
 

@@ -16,6 +16,7 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from soulscan.hermes.sources import HERMES_MD_NAMES
 from soulscan.models import FileResult
@@ -27,7 +28,16 @@ _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 _ORDER = {"AGENTS.md": 0, "agents.md": 1, "CLAUDE.md": 0, "claude.md": 1}
 
 
-def _project_directory(result: FileResult) -> str:
+class ScannedFile(NamedTuple):
+    """What the notes ask of a scanned file: a ``scan -j N`` worker is sent these as plain
+    tuples (``notes_on``), not the results with their findings, to work them out."""
+
+    path: str
+    kind: str
+    action: str  # the runtime's: load, block, truncate or skip
+
+
+def _project_directory(result: ScannedFile) -> str:
     """The directory Hermes starts in to load ``result`` (normalised by the caller)."""
     directory = os.path.dirname(result.path)
     if result.kind == "mdc":  # <directory>/.cursor/rules/<name>.mdc
@@ -37,14 +47,19 @@ def _project_directory(result: FileResult) -> str:
 
 def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
     """One note per scanned, loadable project file that Hermes skips for another one."""
-    results = list(results)
+    return notes_on([(r.path, r.kind, r.runtime.action) for r in results])
+
+
+def notes_on(files: Iterable[tuple[str, str, str]]) -> list[str]:
+    """``shadowing_notes`` of the files' (path, kind, runtime action), in their order."""
+    results = list(map(ScannedFile._make, files))
     # Indexed by resolved path once: a lookup per directory, not a scan of every
     # .hermes.md per directory (quadratic on a tree of thousands of directories).
     realpath = RealPaths()
     hermes_files = _by_resolved_path(
         (r for r in results if r.kind == "hermes" and r.path != "<stdin>"), realpath)
     finder = _HermesFinder(realpath)
-    by_directory: dict[str, list[FileResult]] = {}
+    by_directory: dict[str, list[ScannedFile]] = {}
     for result in results:
         if result.kind in PROJECT_KINDS and result.path != "<stdin>":
             directory = os.path.normpath(_project_directory(result))
@@ -60,9 +75,9 @@ def shadowing_notes(results: Iterable[FileResult]) -> list[str]:
 
 
 def _by_resolved_path(
-    results: Iterable[FileResult], realpath: Callable[[str], str]
-) -> dict[str, FileResult]:
-    index: dict[str, FileResult] = {}
+    results: Iterable[ScannedFile], realpath: Callable[[str], str]
+) -> dict[str, ScannedFile]:
+    index: dict[str, ScannedFile] = {}
     for result in results:
         try:
             index.setdefault(realpath(result.path), result)
@@ -204,12 +219,12 @@ def _ancestors(directory: str) -> list[str]:
 
 def _losers(
     directory: str,
-    members: list[FileResult],
-    hermes_files: dict[str, FileResult],
+    members: list[ScannedFile],
+    hermes_files: dict[str, ScannedFile],
     finder: _HermesFinder,
     realpath: Callable[[str], str],
-) -> list[tuple[FileResult, str]]:
-    loadable = [m for m in members if m.runtime.action != "skip"]
+) -> list[tuple[ScannedFile, str]]:
+    loadable = [m for m in members if m.action != "skip"]
     try:
         found = finder.find(directory)
     except (OSError, ValueError):  # an unreadable parent directory: no claim either way
@@ -223,7 +238,7 @@ def _losers(
         if scanned is None:
             # Found by Hermes but not scanned here: its verdict is unknown, so say nothing.
             return []
-        if scanned.runtime.action != "skip":
+        if scanned.action != "skip":
             return [(m, scanned.path) for m in loadable if m is not scanned]
     # The hermes step yields nothing: any other `.hermes.md`/`HERMES.md` is never read.
     winner = None

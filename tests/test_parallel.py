@@ -219,3 +219,87 @@ def test_payloads_bigger_than_a_pipe_pass_both_ways_without_a_deadlock() -> None
         timeout=120, check=False, env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert (completed.returncode, completed.stdout, completed.stderr) == (0, "ok\n", "")
+
+
+def _answer_with_pid(argument: bytes) -> tuple[bytes, int]:
+    return argument * 2, os.getpid()
+
+
+def _answer_slowly(argument: bytes) -> bytes:
+    time.sleep(5)
+    return argument
+
+
+def _fail_aside(argument: bytes) -> bytes:
+    raise ValueError(f"aside of {len(argument)} bytes fails")
+
+
+def _scanned_and_closed(workers: int, chunk: int = 3) -> SharedWork[str, int, tuple[int, int]]:
+    """A shared run of 50 jobs whose results are all in (``aside`` comes after them)."""
+    shared: SharedWork[str, int, tuple[int, int]] = SharedWork(_square_with_pid, workers, chunk)
+    for job in range(50):
+        shared.add(str(job), job)
+    assert len(_all_results(shared)) == 50
+    return shared
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_aside_is_answered_by_a_worker_while_this_process_goes_on(workers: int) -> None:
+    shared = _scanned_and_closed(workers)
+    pids = [worker.pid for worker in shared._workers]
+    try:
+        argument = bytes(range(256)) * 4_000  # 1 MB each way: more than a pipe holds
+        answer = shared.aside(_answer_with_pid, argument)
+        doubled, pid = answer()
+    finally:
+        shared.close()
+    assert doubled == argument * 2
+    assert pid in pids and pid != os.getpid()
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def test_an_aside_exception_is_raised_by_its_answer() -> None:
+    shared = _scanned_and_closed(1)
+    pids = [worker.pid for worker in shared._workers]
+    try:
+        answer = shared.aside(_fail_aside, b"abc")
+        with pytest.raises(ValueError, match="aside of 3 bytes fails"):
+            answer()
+    finally:
+        shared.close()
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def test_an_aside_never_asked_for_is_stopped_by_close() -> None:
+    shared = _scanned_and_closed(2)
+    pids = [worker.pid for worker in shared._workers]
+    shared.aside(_answer_slowly, b"abc")
+    started = time.monotonic()
+    shared.close()
+    assert time.monotonic() - started < 4  # stopped, not waited for
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def test_an_aside_whose_worker_died_is_a_worker_lost() -> None:
+    shared = _scanned_and_closed(1)
+    pid = shared._workers[0].pid
+    try:
+        answer = shared.aside(_answer_slowly, b"abc")
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(WorkerLost, match=f"worker process {pid} ended before answering"):
+            answer()
+    finally:
+        shared.close()
+    assert not _alive(pid)
+
+
+def test_without_a_worker_an_aside_is_answered_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    shared = _scanned_and_closed(2)
+    try:
+        assert shared.aside(_answer_with_pid, b"ab")() == (b"abab", os.getpid())
+    finally:
+        shared.close()

@@ -95,8 +95,10 @@ def test_a_bug_in_a_worker_is_reported_as_in_this_process(
 ) -> None:
     scan_job = pipeline._scan_job
 
-    def broken(job: pipeline._Job, options: pipeline.ScanOptions) -> object:
-        if any("/p25/" in target.display for target in job.targets):
+    def broken(job: pipeline._Job | pipeline._LoneFile, options: pipeline.ScanOptions) -> object:
+        # a worker is sent a lone file as a tuple (its path, display name, kind)
+        displays = [job[1]] if isinstance(job, tuple) else [t.display for t in job.targets]
+        if any("/p25/" in display for display in displays):
             raise ZeroDivisionError("a bug")
         return scan_job(job, options)
 

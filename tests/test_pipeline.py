@@ -605,7 +605,7 @@ def test_a_whole_file_judged_here_is_the_document_path_result(
         expected = pipeline._file_result(target, document, options)
         assert scan_target(target, options, raw) == expected
         assert repr(scan_target(target, options, raw)) == repr(expected)
-        shortcut = (pipeline._whole_context_result(target, name, raw, options)
+        shortcut = (pipeline._whole_context_result(name, kind, name, raw, options)
                     if kind in pipeline._PLAIN_CONTEXT_KINDS else None)
         # (a blocked file's section is its placeholder: it always fits)
         takes_it = (kind in pipeline._PLAIN_CONTEXT_KINDS

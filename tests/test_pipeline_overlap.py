@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from soulscan.discovery import Target, discover
-from soulscan.pipeline import _BATCH, PARALLEL_THRESHOLD, ScanOptions, discover_and_scan, run_scan
+from soulscan.pipeline import (
+    _BATCH,
+    PARALLEL_THRESHOLD,
+    ScanOptions,
+    discover_and_scan,
+    discover_and_scan_aside,
+    run_scan,
+)
+from soulscan.shadowing import notes_on, shadowing_notes
 
 INJECTION = "ignore previous instructions"
 
@@ -90,3 +98,29 @@ def test_progress_counts_every_target_once(tmp_path: Path, jobs: int) -> None:
     report = run_scan(discovery, ScanOptions(), jobs=jobs, on_progress=told.append)
     assert sum(told) == len(discovery.targets)
     assert report == run_scan(discovery, ScanOptions())
+
+
+def _notes_and_pid(files: list[tuple[str, str, str]]) -> tuple[list[str], int]:
+    return notes_on(files), os.getpid()
+
+
+@pytest.mark.parametrize(("projects", "jobs", "by_a_worker"), [
+    pytest.param((_BATCH * 2 + PARALLEL_THRESHOLD) // 6 + 3, 2, True, id="tree-2-jobs"),
+    pytest.param((_BATCH * 2 + PARALLEL_THRESHOLD) // 6 + 3, 3, True, id="tree-3-jobs"),
+    pytest.param(1, 2, False, id="too-few-files-for-a-worker"),
+])
+def test_the_aside_is_the_notes_of_the_scanned_files(
+        tmp_path: Path, projects: int, jobs: int, by_a_worker: bool) -> None:
+    """``discover_and_scan_aside``: ``discover_and_scan``'s discovery and report, and the
+    aside worked out on each file's (path, kind, runtime action) by a worker when there is
+    one; the notes those give are the notes of the results."""
+    _tree(tmp_path, projects)
+    os.mkfifo(tmp_path / "p000" / "CLAUDE.md")  # an error: no file of the notes
+    expected = discover_and_scan([str(tmp_path)], ScanOptions(), jobs=jobs)
+    with discover_and_scan_aside([str(tmp_path)], ScanOptions(), jobs=jobs,
+                                 aside=_notes_and_pid) as (discovery, report, answer):
+        notes, pid = answer()
+    assert (discovery, report) == expected
+    assert notes == shadowing_notes(report.files)
+    assert len(notes) >= projects  # in each project AGENTS.md or the cursor files lose
+    assert (pid != os.getpid()) == by_a_worker

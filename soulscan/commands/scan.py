@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,11 +21,11 @@ from soulscan.discovery import KINDS, Discovery, discover
 from soulscan.errors import SoulscanError
 from soulscan.extra_packs import extra_rules
 from soulscan.models import ScanReport, Severity
-from soulscan.pipeline import PROFILES, ScanOptions, discover_and_scan, run_scan
+from soulscan.pipeline import PROFILES, ScanOptions, discover_and_scan_aside, run_scan
 from soulscan.policy import apply_policy
 from soulscan.report import FORMATS, RenderOptions, render
 from soulscan.report.escape import escape_text
-from soulscan.shadowing import shadowing_notes
+from soulscan.shadowing import notes_on, shadowing_notes
 
 if TYPE_CHECKING:
     from soulscan.baseline import Baseline
@@ -148,32 +149,39 @@ def command(
     extra_rules(options.rule_packs)  # a broken project pack stops here, with one line
     if not paths:
         paths = settings.paths or (() if home is not None else (".",))
-    if forced_kind == SKILL_KIND:
-        from soulscan.skill_report import scan_skills
+    with ExitStack() as workers:
+        shadowed: Callable[[], list[str]] | None = None
+        if forced_kind == SKILL_KIND:
+            from soulscan.skill_report import scan_skills
 
-        discovery = Discovery(())
-        scanned = scan_skills(paths, profile=options.profile)
-    else:
-        walk: dict[str, Any] = {"forced_kind": forced_kind, "hermes_home": home,
-                "exclude": (*settings.exclude, *exclude), "follow_symlinks": follow_symlinks}
-        # A kind forced with --as is judged alone, never as part of a cursor bundle.
-        cursor_bundles = forced_kind is None
-        if jobs > 1 and not _progress_possible(quiet):
-            # Workers start on the files found first while the walk goes on.
-            discovery, scanned = discover_and_scan(paths, options, jobs=jobs,
-                                                   cursor_bundles=cursor_bundles, **walk)
-        else:  # a progress bar needs the number of files before the scan starts
-            discovery = discover(paths, **walk)
-            with _progress(len(discovery.targets), enabled=not quiet) as advance:
-                scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance,
-                                   cursor_bundles=cursor_bundles)
-    baseline = load_baseline(baseline_path or settings.baseline)
-    outcome = apply_policy(scanned, settings, baseline=baseline)
-    return emit(
-        outcome.report, scanned, format_name,
-        lambda: (*discovery.notes, *shadowing_notes(outcome.report.files), *outcome.notes()),
-        threshold=fail_on or settings.fail_on or FAIL_ON_BLOCK, quiet=quiet, no_color=no_color,
-    )
+            discovery = Discovery(())
+            scanned = scan_skills(paths, profile=options.profile)
+        else:
+            walk: dict[str, Any] = {"forced_kind": forced_kind, "hermes_home": home,
+                    "exclude": (*settings.exclude, *exclude), "follow_symlinks": follow_symlinks}
+            # A kind forced with --as is judged alone, never as part of a cursor bundle.
+            cursor_bundles = forced_kind is None
+            if jobs > 1 and not _progress_possible(quiet):
+                # Workers start on the files found first while the walk goes on; once the
+                # scan is done one works out the shadowing notes while this process renders
+                # the report (the notes are the same after the policy: it keeps every file,
+                # its path, kind and runtime verdict, and changes findings alone).
+                discovery, scanned, shadowed = workers.enter_context(discover_and_scan_aside(
+                    paths, options, jobs=jobs, aside=notes_on, cursor_bundles=cursor_bundles,
+                    **walk))
+            else:  # a progress bar needs the number of files before the scan starts
+                discovery = discover(paths, **walk)
+                with _progress(len(discovery.targets), enabled=not quiet) as advance:
+                    scanned = run_scan(discovery, options, jobs=jobs, on_progress=advance,
+                                       cursor_bundles=cursor_bundles)
+        shadowing = shadowed or partial(shadowing_notes, scanned.files)
+        baseline = load_baseline(baseline_path or settings.baseline)
+        outcome = apply_policy(scanned, settings, baseline=baseline)
+        return emit(
+            outcome.report, scanned, format_name,
+            lambda: (*discovery.notes, *shadowing(), *outcome.notes()),
+            threshold=fail_on or settings.fail_on or FAIL_ON_BLOCK, quiet=quiet, no_color=no_color,
+        )
 
 
 def emit(report: ScanReport, scanned: ScanReport, format_name: str,
