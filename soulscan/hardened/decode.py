@@ -24,6 +24,7 @@ from soulscan.hardened.blob_runs import (
     blobs_in_run,
     candidate_runs,
 )
+from soulscan.hardened.decode_screens import Screened, ScreensWhenDue
 from soulscan.hardened.decoded_text import Decoder
 from soulscan.hardened.decoders import (
     decode_braille,
@@ -121,9 +122,10 @@ _LOWERED = bytes.maketrans(
 
 class _Source:
     """The text being decoded, and the forms the pre-checks read, one byte a character
-    (every pre-check runs on every text: worked out at once, not when first asked)."""
+    (every pre-check runs on every text: worked out at once, not when first asked), and
+    what the RE2 screens found in them when they are built (else None)."""
 
-    __slots__ = ("ascii", "lowered", "text")
+    __slots__ = ("ascii", "lowered", "screened", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -132,9 +134,11 @@ class _Source:
         # tests/test_anchors.py), commas as spaces.
         folded = ascii_bytes(fold(text)) if folds_to_ascii(text) else self.ascii
         self.lowered = folded.translate(_LOWERED)
+        self.screened: Screened | None = _SCREENS(self.lowered)
 
 
 _NATO_BYTES = frozenset(word.encode() for word in _NATO_WORDS)
+_SCREENS = ScreensWhenDue(tuple(_NATO_WORDS))
 
 
 def _may_hold_nato(source: _Source) -> bool:
@@ -142,7 +146,10 @@ def _may_hold_nato(source: _Source) -> bool:
     at every word is slow). A run is five NATO words or more, each of the middle three
     between a space or comma and a space or comma: three words in a row of the text split
     there (also split at any other white space: a NATO word holds none, nor any non-ASCII
-    "?"). Whether each word is one is a byte, and the three in a row one `in`."""
+    "?"). Whether each word is one is a byte, and the three in a row one `in`; or the RE2
+    screen's answer, the same."""
+    if source.screened is not None:
+        return source.screened.nato
     words = source.lowered.split()
     if _NATO_BYTES.isdisjoint(words):
         return False
@@ -162,6 +169,8 @@ _MORSE_GAP = re.compile(rb"\.(?: / | {1,3}|/)\.")
 
 
 def _may_hold_morse(source: _Source) -> bool:
+    if source.screened is not None and not source.screened.morse:
+        return False
     shapes = source.ascii.translate(_MORSE_CLASSES)
     return _MORSE_GAP.search(shapes) is not None and _MORSE_SHAPE.search(shapes) is not None
 
@@ -224,9 +233,13 @@ _ROT_13 = re.compile(rb"rot(?s:.)?13")
 
 
 def _has_rot13_hint(source: _Source) -> bool:
-    # The hint's literals, case-folded, first: `in` and a literal search are much faster.
+    # The hint's literals, case-folded, first (the RE2 screen's answer, or an `in` and a
+    # literal search): much faster.
     lowered = source.lowered
-    if b"caesar" not in lowered and not ("13" in source.text and _ROT_13.search(lowered)):
+    if source.screened is not None:
+        if not source.screened.rot13:
+            return False
+    elif b"caesar" not in lowered and not ("13" in source.text and _ROT_13.search(lowered)):
         return False
     return bool(_ROT13_HINT.search(source.text))
 

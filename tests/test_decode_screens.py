@@ -1,0 +1,106 @@
+"""The RE2 screens of decoding (soulscan.hardened.decode_screens) answer as the pre-checks do."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from soulscan.engine.re2_literals import use_literal_sets
+from soulscan.hardened import decode, decode_screens
+from soulscan.hardened.decode_screens import Screened, ScreensWhenDue
+
+_SCREENS = decode_screens._ScreenSet(tuple(decode._NATO_WORDS))
+
+# NATO words in every case and fold (Kelvin sign, long s, dotted I), every white space of
+# `bytes.split()` and some it does not split at (NBSP, \x1c), commas, rot13 hints, Morse codes
+# and separators, and other words and characters.
+_PIECES = [
+    "alfa", "Alpha", "x-ray", "xray", "\u212aILO", "echo", "ECHO", "lima", "\u0130ndia",
+    "\u017fierra", "caesar", "CAE\u017fAR", "rot13", "ROT-13", "rot 13", "rot", "r0t13", "13", "word",
+    "echoes", " ", "  ", ", ", ",", "\n", "\t", "\r", "\x0b", "\x0c", "\u00a0", "\x1c", "\u2028",
+    ".", "-", "...", "-.-", " / ", "/", "(", "\u00e9", "a",
+]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _default_mode() -> Iterator[None]:
+    yield
+    use_literal_sets()
+
+
+def _unscreened(text: str) -> decode._Source:
+    source = decode._Source(text)
+    source.screened = None
+    return source
+
+
+def _literal_rot13(source: decode._Source) -> bool:
+    """The literal pre-check of `_has_rot13_hint` without a screen."""
+    lowered = source.lowered
+    return b"caesar" in lowered or ("13" in source.text and bool(decode._ROT_13.search(lowered)))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=16))
+@example(["alfa", " ", "echo", "\x0b", "lima"])  # a vertical tab splits
+@example(["alfa", "\x1c", "echo", " ", "lima", " ", "echo"])  # \x1c does not
+@example(["(", "alfa", " ", "echo", " ", "lima"])  # `(alfa` is no NATO token
+@example(["alfa", ",", "echo", ",", "lima"])  # commas are spaces in the lowered bytes
+@example(["rot", "\n", "13"])  # any byte between
+def test_a_screen_answers_as_the_pre_checks(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    source = _unscreened(text)
+    screened = _SCREENS.screened(source.lowered)
+    assert screened is not None
+    assert screened.nato is decode._may_hold_nato(source)
+    assert screened.rot13 is _literal_rot13(source)
+    if decode._may_hold_morse(source):
+        assert screened.morse
+
+
+def test_a_screen_that_cannot_say_answers_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+    screens = decode_screens._ScreenSet(tuple(decode._NATO_WORDS))
+    # RE2 reports no match at all (not even the end-of-text pattern) when its DFA gives up
+    monkeypatch.setattr(screens, "_match", lambda data: [])
+    assert screens.screened(b"alfa echo lima") is None
+
+
+def test_screens_are_built_once_the_literal_sets_are_due() -> None:
+    use_literal_sets(None)
+    when_due = ScreensWhenDue(tuple(decode._NATO_WORDS))
+    assert when_due(b"alfa echo lima") is None
+    use_literal_sets(0)
+    assert when_due(b"alfa echo lima") == Screened(nato=True, rot13=False, morse=False)
+    assert when_due(b"a caesar shift") == Screened(nato=False, rot13=True, morse=False)
+    use_literal_sets(None)  # never again, as the literal sets
+    assert when_due(b"alfa echo lima") is None
+
+
+def test_without_re2_screens_are_none_for_good(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "re2", None)  # ``import re2`` raises ImportError
+    use_literal_sets(0)
+    when_due = ScreensWhenDue(tuple(decode._NATO_WORDS))
+    assert when_due(b"alfa echo lima") is None
+    assert when_due._refused
+
+
+_DECODABLE = [
+    *_PIECES, "bravo", "charlie", "delta", "... --- ...", ".- -... -.-.", "uryyb jbeyq",
+    "\n#86)C\n", "aGVsbG8gd29ybGQgdGhpcyBpcyBh",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_DECODABLE), max_size=20))
+def test_decode_blobs_finds_the_same_with_screens_and_without(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(decode, "_SCREENS", lambda lowered: None)
+        without = decode.decode_blobs(text)
+    use_literal_sets(0)
+    assert decode._Source(text).screened is not None
+    assert decode.decode_blobs(text) == without
