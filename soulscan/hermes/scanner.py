@@ -320,11 +320,12 @@ def runtime_matches(
         else:
             spans = entry.finditer(prepared)
         if identical:  # (the text is its own NFKC: a span is its source span)
-            found.extend(RuntimeMatch(rule.id, rule, start, end) for start, end in spans)
+            rule_id = rule.id  # (built without the named tuple's Python-level ``__new__``)
+            found.extend(_new(RuntimeMatch, (rule_id, rule, start, end)) for start, end in spans)
             continue
         for start, end in spans:
             src_start, src_end = mapped.source_span(start, end)
-            found.append(RuntimeMatch(rule.id, rule, src_start, src_end))
+            found.append(_new(RuntimeMatch, (rule.id, rule, src_start, src_end)))
     matches = (_invisible_matches(text)  # already in order
                if verdict is None or any(map(_is_invisible_id, verdict)) else [])
     if len(found) > _FEW_MATCHES:
@@ -337,6 +338,7 @@ def runtime_matches(
 
 
 _match_order = operator.attrgetter("start", "end", "rule_id")
+_new = tuple.__new__
 
 
 def _lowered_reading(

@@ -147,8 +147,10 @@ class FileExcerpts:
                 end = end_or_limit
             else:
                 end = index.line_end(number, index.line_start(end_line) + end_column - 1)
-            if short:
+            if short:  # (a short line is redacted whole: its answer is the line's)
                 shows_no_secret = secret_free.get(number)
+                if shows_no_secret is None:
+                    shows_no_secret = self._short_line(number, line)[1]
             elif (end <= start + MATCH_LIMIT + REDACTION_MARGIN
                   and clear_from <= max(
                       0, max(line_start, start - BEFORE_LIMIT - REDACTION_MARGIN) - LONGEST_ANCHOR + 1)
@@ -293,7 +295,7 @@ class FileExcerpts:
             limit = start + LONG_LINE + 1
             end = self.index.line_end(number, limit)
             short = end < limit or end == len(self.text)
-            line = self._lines[number] = _Line(start, end, short)
+            line = self._lines[number] = _new(_Line, (start, end, short))
         return line
 
     def _shows_no_secret(self, number: int, line: _Line, start: int, end: int) -> bool:
