@@ -61,9 +61,10 @@ def non_ascii_characters(utf8: bytes) -> str:
 
 def distinct_characters(text: str, passes: int = 16) -> set[str]:
     """The characters of ``text``. ``set(text)`` makes an object per non-Latin-1 character;
-    when a sample of its start holds few, counting each is a C pass that tells whether they
-    are all (their counts add up to the length); else removing one character at a time is
-    a few C-speed passes when there are few."""
+    a sample of its start holds them all when the text repeats within it
+    (``repeats_within``); else, when the sample holds few, counting each is a C pass that
+    tells whether they are all (their counts add up to the length); else removing one
+    character at a time is a few C-speed passes when there are few."""
     sample = set(text[:_SAMPLE])
     if len(text) <= _SAMPLE or repeats_within(text, _SAMPLE):
         return sample  # (the whole text, or a text each of whose characters is in it)
@@ -95,15 +96,19 @@ def repeats_within(text: str, most: int) -> bool:
     for _ in range(_DISTANCES_TRIED):
         if distance == -1 or distance >= len(text):
             return False
-        if text[distance:] == text[:-distance]:
+        # (a short stretch compared first: a text that does not repeat is told so without
+        # copying it twice)
+        if text.startswith(text[distance : distance + _PROBE]) and text[distance:] == text[:-distance]:
             return True
         distance = text.find(head, distance + 1, reach)
     return False
 
 
-# The first characters whose recurrence suggests a distance, and how many are checked.
+# The first characters whose recurrence suggests a distance, how many distances are
+# checked, and the stretch compared before the whole text.
 _HEAD = 16
 _DISTANCES_TRIED = 3
+_PROBE = 1024
 # Fewer non-ASCII characters than this are put in a set at once.
 _MANY = 256
 
