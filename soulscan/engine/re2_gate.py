@@ -99,9 +99,18 @@ class _Widening:
         self._closure = _Translator(pattern, flags)._case_closure
 
     def _members(self, codepoints: set[int]) -> list[tuple[int, int]]:
+        """Every character the pattern takes for one of these."""
         from soulscan.engine.pyre import _ranges
 
         return _ranges(self._closure(codepoints) if self.ignorecase else codepoints)
+
+    def _excluded(self, codepoints: set[int]) -> list[tuple[int, int]]:
+        """Characters a negated set or literal of these surely refuses (``re``'s closure is
+        exact: all it takes for them)."""
+        return self._members(codepoints)
+
+    def _category(self, code: Any, widen: bool) -> tuple[str, bool]:
+        return _category(code, widen)
 
     def _set(self, items: list[tuple[Any, Any]]) -> str:
         negate = bool(items) and items[0][0] is C.NEGATE
@@ -117,12 +126,12 @@ class _Widening:
                 members.update(range(lo, hi + 1))
             elif op is C.CATEGORY:
                 # a member of a negated set narrows, so the set widens
-                body, negated = _category(av, widen=not negate)
+                body, negated = self._category(av, widen=not negate)
                 parts.append(f"[^{body}]" if negated else f"[{body}]")
             else:
                 raise _Refused(f"set item {op}")
         if members:
-            parts.append(f"[{_body(self._members(members))}]")
+            parts.append(f"[{_body(self._excluded(members) if negate else self._members(members))}]")
         if not parts:
             return r"(?s:.)" if negate else "[^\\x00-\\x{10ffff}]"
         if not negate:
@@ -136,6 +145,12 @@ class _Widening:
             bodies.append(part[1:-1])
         return f"[^{''.join(bodies)}]"
 
+    def _repeat(self, body: str, lo: int, hi: int) -> str:
+        if lo > MAX_RE2_REPEAT:
+            raise _Refused("a repeat of more than 1,000")
+        unbounded = hi is C.MAXREPEAT or hi == C.MAXREPEAT or hi > MAX_RE2_REPEAT
+        return f"(?:{body}){{{lo},{'' if unbounded else hi}}}"
+
     def emit(self, nodes: Any) -> str:
         return "".join(self._node(op, av) for op, av in nodes)
 
@@ -143,20 +158,17 @@ class _Widening:
         if op is C.LITERAL:
             return f"[{_body(self._members({av}))}]"
         if op is C.NOT_LITERAL:
-            return f"[^{_body(self._members({av}))}]"
+            return f"[^{_body(self._excluded({av}))}]"
         if op is C.IN:
             return self._set(av)
         if op is C.ANY:
             return r"(?s:.)" if self.dotall else r"[^\n]"
         if op is C.CATEGORY:
-            body, negated = _category(av, widen=True)
+            body, negated = self._category(av, widen=True)
             return f"[^{body}]" if negated else f"[{body}]"
         if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
             lo, hi, sub = av
-            if lo > MAX_RE2_REPEAT:
-                raise _Refused("a repeat of more than 1,000")
-            unbounded = hi is C.MAXREPEAT or hi == C.MAXREPEAT or hi > MAX_RE2_REPEAT
-            return f"(?:{self.emit(sub)}){{{lo},{'' if unbounded else hi}}}"
+            return self._repeat(self.emit(sub), lo, hi)
         if op is C.SUBPATTERN:
             _, add_flags, del_flags, sub = av
             if add_flags or del_flags:

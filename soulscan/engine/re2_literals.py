@@ -35,6 +35,12 @@ def share_literal_sets_due(processes: int) -> None:
     _DUE.share(processes)
 
 
+def literal_sets_due() -> bool:
+    """Whether the sets are due (read by the rule supersets too,
+    ``soulscan.hardened.rule_supersets``, which are built with them)."""
+    return _DUE.due(0)
+
+
 def use_literal_sets(after_chars: int | None = LITERAL_SETS_AFTER_CHARS) -> None:
     """Build the sets once this many characters have been looked up from now (0: at the
     next lookup; None: never, the pivot scans answer alone)."""

@@ -13,6 +13,7 @@ import functools
 
 from soulscan.engine.matcher import PreparedText, rule_finditer
 from soulscan.engine.rulepack import Rule, builtin_packs_of
+from soulscan.hardened import rule_supersets
 from soulscan.hardened.anchor_finder import PivotFinder, WordsIndex, pivot_finder, token_finder
 from soulscan.hardened.branch_search import BranchSearch
 from soulscan.hardened.gate import ViewGate
@@ -58,6 +59,12 @@ def rule_spans(
     return search.spans(prepared, words, present)
 
 
+def searched_by_pattern(rule: Rule) -> bool:
+    """Whether ``rule_spans`` runs the rule's own pattern over the view's text (what its
+    RE2 superset, ``rule_supersets``, is a superset of)."""
+    return rule.trusted and rule.exact_source is None
+
+
 class ViewRules:
     """The text-view rules of `kind` over the views of one text, each view worked on once."""
 
@@ -68,6 +75,7 @@ class ViewRules:
         self._live: dict[str, dict[str, BranchSearch]] = {}
         self._found: dict[str, set[str]] = {}
         self._words: WordsIndex | None = None
+        self._utf8: dict[int, bytes | None] = {}  # id of a PreparedText -> its text's UTF-8
 
     def prepared(self, view: str) -> PreparedText:
         """One PreparedText a view, so anchor folding is done once, not once a rule; views
@@ -94,8 +102,23 @@ class ViewRules:
         search = self.live(rule.view).get(rule.id)
         if search is None:
             return []
+        prepared = self.prepared(rule.view)
+        if (rule_supersets.due() and searched_by_pattern(rule)
+                and not rule_supersets.may_match(rule, self._encoded(prepared))):
+            return []
         words = self.words_index() if rule.view == "words" else None
-        return rule_spans(rule, search, self.prepared(rule.view), words, self.present(rule.view))
+        return rule_spans(rule, search, prepared, words, self.present(rule.view))
+
+    def _encoded(self, prepared: PreparedText) -> bytes | None:
+        """A view's text as UTF-8, encoded once for every rule tried (None: a lone
+        surrogate). Keyed by the object, which ``_prepared`` keeps alive."""
+        key = id(prepared)
+        if key not in self._utf8:
+            try:
+                self._utf8[key] = prepared.text.encode("utf-8")
+            except UnicodeEncodeError:
+                self._utf8[key] = None
+        return self._utf8[key]
 
     def words_index(self) -> WordsIndex:
         if self._words is None:
