@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 
 import regex
 
+from soulscan.hardened.run_edits import joiner_run_edits
 from soulscan.hardened.view_offsets import ConstantMap, EditedMap, Edits, PaddedMap
 from soulscan.hardened.view_rewrite import Match, View, fixed_edits, non_ascii_chars, rewrite
 
@@ -33,8 +34,7 @@ _SEPARATORS = regex.compile(r"[^\p{L}\p{N} ][^\p{L}\p{N}]*| [^\p{L}\p{N}]+")
 # Its matches that a span mapping lists: each match is a whole run of separators (but a
 # lone space), and one of a single character maps as it did.
 _SEPARATOR_RUNS = regex.compile(r"[^\p{L}\p{N}]{2,}")
-# The same two passes for an ASCII text, on `re` (letters and digits of ASCII are [A-Za-z0-9]).
-_ASCII_JOINERS = re.compile(f"[{_JOINER_CHARS[:4]}]+")
+# The separator pass for an ASCII text (letters and digits of ASCII are [A-Za-z0-9]).
 _ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9 ][^A-Za-z0-9]*| [^A-Za-z0-9]+")
 # The non-ASCII characters on which the two forms differ: a text without any (emoji, dashes
 # and curly double quotes in English prose) takes the ASCII form too.
@@ -210,15 +210,19 @@ _EMPTY_COMMENTS: Hint = _EMPTY_COMMENT_HINT.search
 
 def _without_joiners(view: View) -> View:
     """Joiners deleted by one `str.replace` each the text holds (several times faster than
-    `sub`); the runs of them are the replacements a span mapping lists."""
+    `sub`); the runs of them are the replacements a span mapping lists (of ASCII joiners
+    alone, by C passes: `joiner_run_edits`)."""
     present = [joiner for joiner in _JOINER_CHARS if joiner in view.text]
     if not present:
         return view
     text = view.text
     for joiner in present:
         text = text.replace(joiner, "")
-    runs = _JOINERS if not "".join(present).isascii() else _ASCII_JOINERS
-    return View("words", text, EditedMap(view.offsets, fixed_edits(runs, view.text, 0)))
+    if "".join(present).isascii():
+        runs = joiner_run_edits(view.text)
+    else:
+        runs = fixed_edits(_JOINERS, view.text, 0)
+    return View("words", text, EditedMap(view.offsets, runs))
 
 
 def _single_spaced(view: View, plain: bool, rare: int) -> tuple[View, list[str] | None]:
