@@ -57,9 +57,12 @@ def superset_of(source: str, flags: int) -> RuleSuperset | None:
     if widened is None:
         return None
     try:
-        return RuleSuperset(widened)
+        superset = RuleSuperset(widened)
     except SetUnavailable:
         return None
+    # one that a lone letter matches (SS201's: its lookbehinds dropped, any run of
+    # non-spaces) rules out next to nothing: such a rule is searched without a pass first
+    return None if superset.may_match(b"x") else superset
 
 
 def due() -> bool:

@@ -2,9 +2,11 @@
 
 Each view's text is prepared (folded) once; the anchors of the view's gate are looked up
 once, and once for every view with the same folded text (most texts read the same raw, NFKC
-and skeleton); the gate then says which rules, and which of their branches, can match; each
-live rule is searched only where a match can start (``soulscan.hardened.branch_search``),
-with what the lookup found ruling out the start strings the text cannot hold.
+and skeleton); the gate then says which rules, and which of their branches, can match; a live rule
+whose RE2 superset finds nothing in the view (``soulscan.hardened.rule_supersets``, once
+the RE2 sets are built) is not searched; the others only where a match can start
+(``soulscan.hardened.branch_search``), with what the lookup found ruling out the start
+strings the text cannot hold.
 """
 
 from __future__ import annotations
