@@ -208,7 +208,8 @@ class _Analysis:
 
     def rule_matches(self, rule: Rule) -> list[HardenedMatch]:
         if rule.view in VIEW_NAMES:
-            return _text_matches(rule, self.views, self.view_rules.spans(rule))
+            spans = self.view_rules.spans(rule)  # most live rules' searches find nothing
+            return _text_matches(rule, self.views, spans) if spans else []
         if rule.view == "unicode":
             return [
                 HardenedMatch(rule, i.start, i.end, decoded=i.decoded, detail=i.detail)
