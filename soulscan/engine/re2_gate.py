@@ -200,15 +200,15 @@ def superset_source(pattern: str, flags: int) -> str | None:
         return None
 
 
-def search_set() -> tuple[Any, Any]:
-    """The ``re2`` module and an empty unanchored ``re2.Set`` of ``SET_MEMORY``; raises
-    SetUnavailable without google-re2."""
+def search_set(memory: int | None = None) -> tuple[Any, Any]:
+    """The ``re2`` module and an empty unanchored ``re2.Set`` of ``memory`` bytes
+    (``SET_MEMORY`` by default); raises SetUnavailable without google-re2."""
     try:
         import re2  # type: ignore[import-untyped]  # imported by the scans that pay for it
     except ImportError as exc:
         raise SetUnavailable("google-re2 is not installed") from exc
     options = re2.Options()
-    options.max_mem = SET_MEMORY
+    options.max_mem = SET_MEMORY if memory is None else memory
     options.log_errors = False
     return re2, re2.Set.SearchSet(options)
 

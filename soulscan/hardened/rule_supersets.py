@@ -22,6 +22,12 @@ import functools
 from soulscan.engine import re2_literals
 from soulscan.engine.rulepack import Rule
 
+# The memory of one rule's set: a process keeps one a rule (dozens), each DFA growing to
+# its budget only on texts that keep reaching new states. A quarter of a whole set's budget
+# (``re2_gate.SET_MEMORY``) reads the corpora about as fast: a pass that outgrows it refills
+# its DFA, or gives up and answers "maybe".
+RULE_SET_MEMORY = 4 << 20
+
 
 class RuleSuperset:
     """One rule's superset compiled as an RE2 set, with the end-of-text sentinel."""
@@ -30,7 +36,7 @@ class RuleSuperset:
         """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses."""
         from soulscan.engine.re2_gate import SetUnavailable, bytes_matcher, search_set
 
-        re2, built = search_set()
+        re2, built = search_set(RULE_SET_MEMORY)
         try:
             built.Add(source)
             built.Add(r"\z")
