@@ -303,3 +303,23 @@ def test_without_a_worker_an_aside_is_answered_here(monkeypatch: pytest.MonkeyPa
         assert shared.aside(_answer_with_pid, b"ab")() == (b"abab", os.getpid())
     finally:
         shared.close()
+
+
+def test_a_workers_pipes_take_a_large_frame_at_once() -> None:
+    """Both ways, where the system lets a pipe grow (a 10,000-file tree's notes are ~1 MB:
+    the worker writes them and ends instead of waiting for this process to read)."""
+    fcntl = pytest.importorskip("fcntl")
+    from soulscan import parallel
+
+    limit = Path("/proc/sys/fs/pipe-max-size")
+    if not hasattr(fcntl, "F_GETPIPE_SZ") or not limit.exists():
+        pytest.skip("Linux pipes only")
+    if int(limit.read_text()) < parallel._PIPE_SIZE:
+        pytest.skip("this system keeps pipes smaller")
+    shared: SharedWork[int, int, int] = SharedWork(_slow, 1, chunk=2)
+    worker = shared._workers[0]
+    try:
+        assert fcntl.fcntl(worker.jobs_out, fcntl.F_GETPIPE_SZ) == parallel._PIPE_SIZE
+        assert fcntl.fcntl(worker.results_in, fcntl.F_GETPIPE_SZ) == parallel._PIPE_SIZE
+    finally:
+        shared.close()
