@@ -386,9 +386,9 @@ def discover_and_scan_aside(
     scan = _OverlappedScan(_Planner(options, None, cursor_bundles), options, jobs)
     try:
         discovery = discover(paths, on_target=scan.add, **discover_options)
-        report = scan.finish(discovery)
-        files = [(file.path, file.kind, file.runtime.action) for file in report.files]
-        yield discovery, report, scan.aside(aside, files)
+        report = scan.finish(discovery, aside)
+        assert scan.answer is not None  # sent by finish
+        yield discovery, report, scan.answer
     finally:
         scan.close()
 
@@ -404,6 +404,12 @@ _Planned = list[tuple[tuple[int, ...], "_Job | ScanError"]]
 
 def _report(discovery: Discovery, planned: _Planned, done: dict[int, _Outcomes]) -> ScanReport:
     """The report in discovery order: ``done`` holds the outcomes of each planned job."""
+    return _report_of(discovery, _in_order(discovery, planned, done))
+
+
+def _in_order(discovery: Discovery, planned: _Planned,
+              done: dict[int, _Outcomes]) -> list[FileResult | ScanError]:
+    """Each target's outcome in discovery order."""
     # A list by target index, filled in place: the tail after the last result, which no
     # worker shares, walks 10,000 outcomes on a large tree.
     ordered: list[FileResult | ScanError | None] = [None] * len(discovery.targets)
@@ -413,6 +419,10 @@ def _report(discovery: Discovery, planned: _Planned, done: dict[int, _Outcomes])
             ordered[index] = result
     if any(outcome is None for outcome in ordered):
         raise ValueError("a target was planned in no job")
+    return ordered  # type: ignore[return-value]  # no None left
+
+
+def _report_of(discovery: Discovery, ordered: list[FileResult | ScanError]) -> ScanReport:
     files = tuple(outcome for outcome in ordered if isinstance(outcome, FileResult))
     errors = (*discovery.errors, *(outcome for outcome in ordered if isinstance(outcome, ScanError)))
     return ScanReport(files, errors)
@@ -478,6 +488,7 @@ class _OverlappedScan:
         self.jobs = jobs
         self.on_progress = on_progress
         self.done: dict[int, _Outcomes] = {}
+        self.answer: Callable[[], Any] | None = None  # ``finish``'s aside, once sent
         self._ready: list[int] = []  # planned positions found before the workers started
         self._shared: SharedWork[int, _Job | _LoneFile, _Outcomes] | None = None
 
@@ -493,7 +504,11 @@ class _OverlappedScan:
             self._start(self._ready)
             self._ready = []
 
-    def finish(self, discovery: Discovery) -> ScanReport:
+    def finish(self, discovery: Discovery,
+               aside: Callable[[list[tuple[str, str, str]]], Any] | None = None) -> ScanReport:
+        """The report once every job is done; with ``aside``, ``SharedWork.aside`` of each
+        scanned file's (path, kind, runtime action), sent before the report is built (the
+        worker starts on it sooner; ``answer`` waits for it)."""
         planned = self.planner.planned
         if self.jobs <= 1:
             remaining = [p for p, (_, item) in enumerate(planned) if isinstance(item, _Job)]
@@ -506,20 +521,27 @@ class _OverlappedScan:
         if self._shared is None:  # one job, or too few files for a worker to pay
             for position in remaining:
                 self._record([(position, _scan_job(self._job(position), self.options))])
-            return _report(discovery, planned, self.done)
-        for position in remaining:
-            self._shared.add(position, self._sent(position))
-        for outcomes in self._shared.results():
-            self._record(outcomes)
-        report = _report(discovery, planned, self.done)
+        else:
+            for position in remaining:
+                self._shared.add(position, self._sent(position))
+            for outcomes in self._shared.results():
+                self._record(outcomes)
+        ordered = _in_order(discovery, planned, self.done)
+        if aside is not None:
+            files = [(outcome.path, outcome.kind, outcome.runtime.action)
+                     for outcome in ordered if isinstance(outcome, FileResult)]
+            self.answer = self._aside(aside, files)
+        report = _report_of(discovery, ordered)
+        if self._shared is None:
+            return report
         # The report lives until it is printed: out of the collector's sight too, so that
         # the full collection while it is rendered (the part no worker shares) skips it.
         gc.freeze()
         return report
 
-    def aside(self, call: Callable[[list[tuple[str, str, str]]], _Answer],
-              files: list[tuple[str, str, str]]) -> Callable[[], _Answer]:
-        """``SharedWork.aside`` once ``finish`` is done; here when no worker was started."""
+    def _aside(self, call: Callable[[list[tuple[str, str, str]]], _Answer],
+               files: list[tuple[str, str, str]]) -> Callable[[], _Answer]:
+        """``SharedWork.aside`` once every result is in; here when no worker was started."""
         if self._shared is None:
             return partial(call, files)
         return self._shared.aside(call, files)
