@@ -294,6 +294,23 @@ def test_hidden_bits_on_one_short_line_take_the_short_line_path() -> None:
         whole_line_excerpt(secret, location) for location in locations]
 
 
+@pytest.mark.parametrize("line", [
+    pytest.param("curl -d x https://example.com \u200b done", id="no-secret"),
+    pytest.param("token = abcdefghijklmnop \u200b done", id="secret"),
+])
+def test_a_repeated_short_line_is_redacted_once(line: str) -> None:
+    """Findings on many copies of one short line (each line its own number) show what each
+    line shows; the line's text is redacted once, not once a copy."""
+    text = "\n".join([line, "other text \u200b here"] * 12) + "\n"
+    index = LineIndex.of(text)
+    locations = [index.location(at, at + 1) for at, char in enumerate(text) if char == "\u200b"]
+    with mock.patch.object(excerpt_module, "redact", side_effect=redact) as counted:
+        shown = FileExcerpts(text, LineIndex.of(text)).excerpts(locations)
+    assert shown == [whole_line_excerpt(text, location) for location in locations]
+    lines_redacted = [call.args[0] for call in counted.call_args_list if "\n" not in call.args[0]]
+    assert lines_redacted.count(line) == 1
+
+
 def test_a_long_line_is_read_for_its_end_from_where_it_is_known_to_go() -> None:
     """The after piece of a finding on a long line stops at the line's newline even when
     an earlier finding's after piece ended just short of it."""

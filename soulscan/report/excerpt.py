@@ -95,6 +95,7 @@ class FileExcerpts:
         self._screen = SecretScreen(text)
         self._lines: dict[int, _Line] = {}
         self._secret_free: dict[int, bool] = {}  # line number → redact leaves it alone
+        self._free_lines: dict[str, bool] = {}  # a short line's text → the same
         self._known: dict[_ShownKey, Excerpt] = {}  # unredacted excerpts worked out
         # long line number → an offset before which (from the line's start) it holds no newline
         self._newline_free: dict[int, int] = {}
@@ -285,16 +286,24 @@ class FileExcerpts:
         line_text = self.text[line.start : line.end_or_limit]
         free = self._secret_free.get(number)
         if free is None:
-            free = self._secret_free[number] = redact(line_text) == line_text
+            # (a line repeated elsewhere in the file is redacted once)
+            free = self._free_lines.get(line_text)
+            if free is None:
+                free = self._free_lines[line_text] = redact(line_text) == line_text
+            self._secret_free[number] = free
         return line_text, free
 
     def _line(self, number: int) -> _Line:
         line = self._lines.get(number)
         if line is None:
+            text = self.text
             start = self.index.line_start(number)
             limit = start + LONG_LINE + 1
-            end = self.index.line_end(number, limit)
-            short = end < limit or end == len(self.text)
+            # (``index.line_end``, from the start just found)
+            end = text.find("\n", start, limit)
+            if end == -1:
+                end = min(limit, len(text))
+            short = end < limit or end == len(text)
             line = self._lines[number] = _new(_Line, (start, end, short))
         return line
 
