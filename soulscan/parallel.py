@@ -120,21 +120,28 @@ class SharedWork(Generic[Key, Job, Result]):
     def aside(self, call: Callable[[Argument], Answer], argument: Argument) -> Callable[[], Answer]:
         """``call(argument)`` worked out by a worker while this process goes on; the function
         returned waits for its answer (raising what ``call`` raised). Only once ``results``
-        is done: the workers are idle then, and no job is added after. Without a worker,
-        the function returned works it out here."""
+        is done: the workers are idle then, and no job is added after. Without a worker, or
+        when the worker ends before answering (killed), the function returned works it out
+        here: the scan's results are all in by then, and ``call`` gives the same answer."""
         if not self._workers:
             return partial(call, argument)
         worker = self._workers[0]
-        self._send(worker, pickle.dumps((call, argument), pickle.HIGHEST_PROTOCOL))
+        try:
+            self._send(worker, pickle.dumps((call, argument), pickle.HIGHEST_PROTOCOL))
+        except WorkerLost:
+            return partial(call, argument)
         for each in self._workers:  # no job follows: each ends once it has answered
             os.close(each.jobs_out)
             each.jobs_out = -1
-        return partial(self._answer, worker)
+        return partial(self._answer, worker, partial(call, argument))
 
-    def _answer(self, worker: _Worker[Key]) -> Any:
-        frame = _read_frame(worker.results_in)
-        if frame is None:
-            raise WorkerLost(f"worker process {worker.pid} ended before answering")
+    def _answer(self, worker: _Worker[Key], here: Callable[[], Any]) -> Any:
+        try:
+            frame = _read_frame(worker.results_in)
+        except EOFError:  # gone in the middle of its answer
+            frame = None
+        if frame is None:  # the worker is gone: the answer is worked out here
+            return here()
         succeeded, value = pickle.loads(frame)
         if not succeeded:
             raise value
@@ -308,7 +315,7 @@ def _read_frame(fd: int) -> bytes | None:
         return None
     frame = _read_exactly(fd, int.from_bytes(header, "little"))
     if frame is None:
-        raise EOFError("job pipe closed in the middle of a frame")
+        raise EOFError("pipe closed in the middle of a frame")
     return frame
 
 
