@@ -37,6 +37,8 @@ NOT_ON_THE_JSON_PATH = (
     "soulscan.hermes.memory_tool",  # `soulscan memory` / the memory model only
     "soulscan.hermes.prompt",  # `soulscan render` only
     "soulscan.hermes.runtime_text",
+    "re2",  # the RE2 sets: built once a process has read a million characters
+    "soulscan.engine.re2_regex",
 )
 
 _PROBE = """
