@@ -154,6 +154,16 @@ def test_adversarial_inputs_are_sized_in_utf8_bytes(name: str, size: int) -> Non
     assert text == build(len(text))  # the builder's own input, only shorter
 
 
+def test_shuffled_emoji_holds_emoji_sequences_without_a_short_repeat() -> None:
+    from soulscan.fuzz.adversarial import EMOJI, shuffled_emoji
+
+    text = shuffled_emoji(70_000)
+    assert text == shuffled_emoji(70_000) and shuffled_emoji(100_000).startswith(text)
+    assert set(text) == set("".join(EMOJI))
+    # (the paths for repeating texts look for a period of up to 512 characters)
+    assert not any(text[distance:].startswith(text[:2_000]) for distance in range(1, 4_096))
+
+
 @pytest.mark.parametrize(
     ("only", "needs_oracle"),
     [

@@ -3,12 +3,14 @@
 Each builder returns ``size`` characters aimed at one slow path: regex backtracking on
 near-misses, bounded repeats restarted at every position, per-line work, NFKC on long
 runs of combining marks, grapheme walks over emoji. ``prose`` is the baseline they are
-compared with.
+compared with. Most repeat a few pieces in one order; ``shuffled_emoji`` draws the same emoji
+sequences in a seeded random order, so that no step can lean on a short repeat.
 """
 
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Callable, Iterable
 
 from soulscan.fuzz import benign, vocabulary
@@ -80,6 +82,21 @@ def emoji(size: int) -> str:
     return _fill(EMOJI, size)
 
 
+def shuffled_emoji(size: int) -> str:
+    """``emoji``'s sequences in a random order (seeded: the same text every run, each
+    ``size`` a prefix of a longer one): a file of hidden characters that does not repeat
+    with a short period, unlike ``emoji``, whose cycle of eight pieces lets the paths for
+    repeating texts show a thousand findings by working out a few."""
+    choose = random.Random(20261201).choice
+    out: list[str] = []
+    length = 0
+    while length < size:
+        piece = choose(EMOJI)
+        out.append(piece)
+        length += len(piece)
+    return "".join(out)[:size]
+
+
 def combining_marks(size: int) -> str:
     """One base letter then combining marks of mixed classes (230, 220, 1), so canonical
     reordering has real work to do on a single very long run."""
@@ -95,7 +112,7 @@ def of_bytes(build: Callable[[int], str], size: int) -> str:
     disk is measured: a megabyte of emoji is ~250,000 characters, one of prose 1,000,000.
 
     The UTF-8 length of every builder's output grows with the characters asked for (each
-    repeats its pieces in one order), so a bisection finds the longest that fits.
+    extends a shorter one), so a bisection finds the longest that fits.
     """
     def fits(chars: int) -> bool:
         return len(build(chars).encode("utf-8", "surrogatepass")) <= size
@@ -115,5 +132,6 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "100k-newlines": many_newlines,
     "filler-line": filler_line,
     "emoji": emoji,
+    "shuffled-emoji": shuffled_emoji,
     "combining-marks": combining_marks,
 }
