@@ -4,12 +4,16 @@ The gate (``soulscan.hardened.gate``) opens a rule when its anchors occur in a v
 searches it opens then find nothing (33,285 of 37,431 over the corpora), each having found
 its start strings and tried the pattern at their places, ~25 us apiece. A superset of the
 rule's pattern (``soulscan.engine.re2_regex``) read by RE2 says "no match here" for most of
-them in ~2 ns a byte. Its matches are never used: only its silence, and a pass that cannot
+them in ~1.4-2 ns a byte. Its matches are never used: only its silence, and a pass that cannot
 say (a DFA that gave up, a text with a lone surrogate) reads as "maybe", so the rule is
 searched as before.
 
-One small set a rule, not one a view: a set of every rule of a view runs a DFA of all their
-states at once (19 to 408 ns a character by view); one rule's stays small. The sets are
+One small set a rule, not one a view or a few: a pass costs RE2 about 1.4-2 ns a byte
+whatever one rule it reads, but several rules together reach many more DFA states. A set of
+all a view's rules costs 2-5 ns a byte once warm, 15-21 cold, and the words view's 15-18
+either way; groups of two to four rules in pack order cost about what they spare (the
+corpora's searches: 0.31 s cold, 0.25 warm one a rule; 0.31-0.45 and 0.26-0.29 by groups,
+each pass answering for every rule of its group). The sets are
 built when the hardened literal sets are (``soulscan.engine.re2_literals``: after the same
 million characters looked up, so a one-file run never imports ``re2``), each at its rule's
 first search after that.
