@@ -372,6 +372,7 @@ class _FileContext:
         # character a thousand times, its excerpts repeating with the text; each pair's
         # extra is worked out once and copied, in C, for each finding that shows it)
         extras: dict[tuple[str, Excerpt], tuple[dict[str, str], str]] = {}
+        identities: dict[str, tuple[str, str]] = {}  # (a matched text's, for its excerpts)
         findings: list[Finding] = []
         append = findings.append
         fields: dict[str, Any] | None = None
@@ -379,7 +380,10 @@ class _FileContext:
             matched = text[span[0]:span[1]]
             known = extras.get((matched, excerpt))
             if known is None:
-                sha256, snippet = _identity(matched)
+                identity = identities.get(matched)
+                if identity is None:
+                    identity = identities[matched] = _identity(matched)
+                sha256, snippet = identity
                 before, match, after = excerpt
                 # (scanned, and reaching no model)
                 known = extras[matched, excerpt] = (

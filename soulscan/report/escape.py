@@ -121,7 +121,9 @@ class EscapedText:
 
     @classmethod
     def of(cls, text: str) -> EscapedText:
-        hidden = set() if _needs_no_escape(text) else set(_HIDDEN.findall(text))
+        # (the hidden ones among its distinct characters, one regex pass over those: a
+        # stretch of emoji sequences holds a few dozen in thousands of characters)
+        hidden = set() if _needs_no_escape(text) else set(_HIDDEN.findall("".join(set(text))))
         if not hidden:
             return cls(text, None)
         escapes = {char: _ESCAPES[char] for char in hidden}
