@@ -72,7 +72,7 @@ def test_a_json_report_is_rendered_without_importing_the_json_package() -> None:
 
 
 def test_a_report_of_real_kinds_renders_as_json_dumps_would() -> None:
-    """Each file is written straight from its result (``_FileEntry``): the same text as
+    """Each file is written straight from its result (``_FileEntries``): the same text as
     its dict through json.dumps: a block with ids, a skip with a detail, findings with a
     decoded payload, hostile paths, errors."""
     from tests.report_samples import sample_report

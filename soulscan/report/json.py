@@ -70,7 +70,7 @@ BLOCKING_EFFECTS = ("blocks-file", "blocks-entry")
 
 
 def render(report: ScanReport, options: RenderOptions) -> str:
-    return indented_json(report_document(report, entry=_FileEntry)) + "\n"
+    return indented_json(_document(report, _FileEntries(report.files))) + "\n"
 
 
 def indented_json(document: Any) -> str:
@@ -127,7 +127,7 @@ def _write(value: Any, newline: str, parts: list[str]) -> None:
             _write(item, inner, parts)
             separator = "," + inner
         parts.append(newline + "}")
-    elif type(value) is _FileEntry:
+    elif type(value) is _FileEntries:
         value.write(newline, parts)
     elif type(value) is list:
         if not value:
@@ -148,8 +148,18 @@ def report_document(report: ScanReport, entry: Callable[[FileResult], Any] | Non
                     ) -> dict[str, Any]:
     """The report as JSON values; ``entry`` makes each file's value (its dict by default)."""
     entry = entry or _file
-    findings = sum(len(result.findings) for result in report.files)
-    blocked = sum(1 for result in report.files if _blocked(result))
+    return _document(report, [entry(result) for result in report.files])
+
+
+def _document(report: ScanReport, files: Any) -> dict[str, Any]:
+    """``report_document`` with ``files`` as the files' value."""
+    findings = blocked = 0
+    for result in report.files:  # one pass: a tree's report counts 10,000 files
+        if result.findings:
+            findings += len(result.findings)
+            blocked += _blocked(result)
+        elif result.runtime.action == "block":
+            blocked += 1
     return {
         "schema": SCHEMA_VERSION,
         "tool": {"name": "soulscan", "version": __version__},
@@ -160,7 +170,7 @@ def report_document(report: ScanReport, entry: Callable[[FileResult], Any] | Non
             "blocked": blocked,
             "errors": len(report.errors),
         },
-        "files": [entry(result) for result in report.files],
+        "files": files,
         "errors": [
             {"path": escape_text(error.path), "message": escape_text(error.message)}
             for error in report.errors
@@ -190,44 +200,59 @@ def _file(result: FileResult) -> dict[str, Any]:
     }
 
 
-class _FileEntry:
-    """A file's dict, written by ``_write`` straight from its result: the same text as
-    ``_file``'s dict, without building and walking that dict (a tree of 10,000 files
-    writes its report after the scan has ended, in no worker's time)."""
+class _FileEntries:
+    """The files' list, written by ``_write`` straight from the results: the same text as
+    the list of ``_file``'s dicts, without building and walking those dicts, or an object
+    a file (a tree of 10,000 files writes its report after the scan has ended)."""
 
-    __slots__ = ("result",)
+    __slots__ = ("results",)
 
-    def __init__(self, result: FileResult) -> None:
-        self.result = result
+    def __init__(self, results: tuple[FileResult, ...]) -> None:
+        self.results = results
 
     def write(self, newline: str, parts: list[str]) -> None:
-        result = self.result
-        runtime = result.runtime
-        if not (type(result.kind) is str and type(runtime.action) is str
-                and type(runtime.chars_total) is int and type(runtime.chars_loaded) is int):
-            _write(_file(result), newline, parts)  # not the plain values a scan makes
+        if not self.results:
+            parts.append("[]")
             return
         inner = newline + "  "
-        deeper = inner + "  "
-        parts.append(
-            f'{{{inner}"path": {_encode_string(escape_text(result.path))},'
-            f'{inner}"kind": {_encode_string(result.kind)},'
-            f'{inner}"runtime": {{{deeper}"action": {_encode_string(runtime.action)},'
-            f'{deeper}"ids": ')
-        if runtime.ids:
-            _write([escape_text(runtime_id) for runtime_id in runtime.ids], deeper, parts)
-        else:
-            parts.append("[]")
-        detail = "null" if runtime.detail is None else _encode_string(escape_text(runtime.detail))
-        parts.append(
-            f',{deeper}"chars_total": {int.__repr__(runtime.chars_total)},'
-            f'{deeper}"chars_loaded": {int.__repr__(runtime.chars_loaded)},'
-            f'{deeper}"detail": {detail}{inner}}},{inner}"findings": ')
-        if result.findings:
-            _write([_finding(finding) for finding in result.findings], inner, parts)
-        else:
-            parts.append("[]")
-        parts.append(newline + "}")
+        members = inner + "  "
+        deeper = members + "  "
+        separator = "[" + inner
+        for result in self.results:
+            parts.append(separator)
+            _write_file(result, inner, members, deeper, parts)
+            separator = "," + inner
+        parts.append(newline + "]")
+
+
+def _write_file(result: FileResult, newline: str, inner: str, deeper: str,
+                parts: list[str]) -> None:
+    """One file's dict, as ``_write`` writes ``_file(result)`` at ``newline`` (``inner``
+    and ``deeper``: its members' and the runtime's indentation)."""
+    runtime = result.runtime
+    if not (type(result.kind) is str and type(runtime.action) is str
+            and type(runtime.chars_total) is int and type(runtime.chars_loaded) is int):
+        _write(_file(result), newline, parts)  # not the plain values a scan makes
+        return
+    parts.append(
+        f'{{{inner}"path": {_encode_string(escape_text(result.path))},'
+        f'{inner}"kind": {_encode_string(result.kind)},'
+        f'{inner}"runtime": {{{deeper}"action": {_encode_string(runtime.action)},'
+        f'{deeper}"ids": ')
+    if runtime.ids:
+        _write([escape_text(runtime_id) for runtime_id in runtime.ids], deeper, parts)
+    else:
+        parts.append("[]")
+    detail = "null" if runtime.detail is None else _encode_string(escape_text(runtime.detail))
+    parts.append(
+        f',{deeper}"chars_total": {int.__repr__(runtime.chars_total)},'
+        f'{deeper}"chars_loaded": {int.__repr__(runtime.chars_loaded)},'
+        f'{deeper}"detail": {detail}{inner}}},{inner}"findings": ')
+    if result.findings:
+        _write([_finding(finding) for finding in result.findings], inner, parts)
+    else:
+        parts.append("[]")
+    parts.append(newline + "}")
 
 
 def _finding(finding: Finding) -> dict[str, Any]:
