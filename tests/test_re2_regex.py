@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from support.strategies import scan_text
 
 from soulscan.engine import re2_regex
-from soulscan.engine.re2_regex import regex_superset_source
+from soulscan.engine.re2_regex import regex_superset_source, regex_superset_sources
 from soulscan.engine.rulepack import Rule
-from soulscan.hardened.rule_supersets import RuleSuperset, superset_of
+from soulscan.hardened.rule_supersets import WEAK_PROBE, RuleSuperset, superset_of
 from soulscan.hardened.view_rules import hardened_rules
 
 # Lone surrogates have no UTF-8 form: a view holding one is never read by RE2.
@@ -81,6 +81,8 @@ def _class_nodes(nodes: Any) -> Iterator[tuple[Any, Any]]:
             yield from _class_nodes(av[3])
         elif op is C.ATOMIC_GROUP:
             yield from _class_nodes(av)
+        elif op is C.ASSERT:  # what a positive lookaround reads is widened too
+            yield from _class_nodes(av[1])
         elif op is C.BRANCH:
             for branch in av[1]:
                 yield from _class_nodes(branch)
@@ -179,8 +181,34 @@ def test_a_class_reads_the_same_in_re_as_in_re2() -> None:
 )
 def test_widening_keeps_every_match(pattern: str, flags: int, text: str) -> None:
     assert regex.search(pattern, text, flags | V0)
-    widened = regex_superset_source(pattern, flags | V0)
-    assert widened is not None and re2.search(widened, text), widened
+    widened = regex_superset_sources(pattern, flags | V0)
+    assert widened is not None and all(re2.search(source, text) for source in widened), widened
+
+
+@pytest.mark.parametrize(
+    "pattern, read, without",
+    [
+        (r"\w+(?<=\.env)", [r"\.env"], "x.en v env"),  # a lookbehind's text ends where it stands
+        (r"x(?=[^\n]{0,9}curl)", ["curl"], "x cur l"),
+        (r"a(?:(?<=ca)b|(?=bd)b)", ["(?:ca|bd)"], "ab ab"),  # each branch, one of them
+        (r"a(?:(?<=ca)b|zz)", ["(?:ca|zz)"], "ab"),  # a branch without: its own widening
+        (r"a(?:(?<=ca)b){0,2}", [], "a"),  # a repeated group may match no copy
+        (r"a(?!b)(?<!c)", [], "a"),  # a negative lookaround requires nothing
+    ],
+)
+def test_a_positive_lookaround_s_text_is_required_somewhere(
+    pattern: str, read: list[str], without: str
+) -> None:
+    """What a lookaround reads lies in the text wherever the pattern matches: each is a
+    pattern of its own in the set (the widened pattern drops it)."""
+    sources = regex_superset_sources(pattern, V0)
+    assert sources is not None and len(sources) == 1 + len(read)
+    for source, expected in zip(sources[1:], read, strict=True):
+        for text in ("ca", "bd", "zz", ".env", "curl", "xyz"):
+            assert bool(re2.search(source, text)) == bool(re.search(expected, text)), source
+    if read:  # the rule has no match there, and the set says so
+        assert not regex.search(pattern, without, V0)
+        assert not RuleSuperset(sources).may_match(without.encode())
 
 
 @pytest.mark.parametrize(
@@ -213,20 +241,30 @@ def test_what_the_widening_does_not_prove_is_refused(pattern: str, flags: int) -
     assert regex_superset_source(pattern, flags | V0) is None
 
 
-def _superset(rule: Rule) -> RuleSuperset:
-    widened = regex_superset_source(rule.regex_source, rule.regex_flags)
+def _sources(rule: Rule) -> tuple[str, ...]:
+    widened = regex_superset_sources(rule.regex_source, rule.regex_flags)
     assert widened is not None, rule.id
-    return RuleSuperset(widened)
+    return widened
+
+
+def _superset(rule: Rule) -> RuleSuperset:
+    return RuleSuperset(_sources(rule))
 
 
 def test_every_hardened_rule_has_a_superset() -> None:
-    """A rule without one is searched as before: exact, but never ruled out. One that a
-    lone letter matches is not used: it would rule out next to nothing."""
-    assert all(_superset(rule) for rule in hardened_rules())
+    """A rule without one is searched as before: exact, but never ruled out. Its patterns
+    that a few plain characters hold are dropped, and a rule left with none has no pass."""
+    for rule in hardened_rules():
+        every = _superset(rule)
+        weak = every.found(WEAK_PROBE)
+        used = superset_of(rule.regex_source, rule.regex_flags)
+        if len(weak) == len(_sources(rule)):
+            assert used is None, rule.id
+        else:
+            assert used is not None and used._sentinel == len(_sources(rule)) - len(weak)
     unused = [rule.id for rule in hardened_rules()
               if superset_of(rule.regex_source, rule.regex_flags) is None]
-    assert unused == [rule.id for rule in hardened_rules() if _superset(rule).may_match(b"x")]
-    assert "SS201" in unused and "SS101" not in unused
+    assert "SS201" not in unused and "SS101" not in unused  # SS201 by its lookbehinds
 
 
 def test_each_rule_s_superset_finds_its_examples() -> None:
@@ -250,10 +288,13 @@ def test_a_rule_that_matches_generated_text_may_match_there(text: str) -> None:
 
 
 def test_a_superset_that_cannot_say_answers_maybe(monkeypatch: pytest.MonkeyPatch) -> None:
-    superset = RuleSuperset("abc")
-    assert superset.may_match(b"xx abc") and not superset.may_match(b"xx ab")
+    superset = RuleSuperset(["abc", "d"])
+    assert superset.may_match(b"xx abc d") and not superset.may_match(b"xx ab d")
+    assert not superset.may_match(b"xx abc")  # every pattern, or no match
     # RE2 reports no match at all (not even the end-of-text pattern) when its DFA gives up
     monkeypatch.setattr(superset, "_match", lambda data: [])
+    assert superset.may_match(b"xx ab")
+    monkeypatch.setattr(superset, "_match", lambda data: [0])  # gave up after a find
     assert superset.may_match(b"xx ab")
 
 

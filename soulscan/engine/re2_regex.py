@@ -26,8 +26,11 @@ them over every code point):
 * a negated set or literal refuses only its own members, never their other cases: a
   superset whatever either module's case rules.
 
-Lookarounds are dropped (a variable-width lookbehind, which ``re`` does not compile, too):
-``re``'s parser reads them, its compiler alone refuses them.
+Lookarounds are dropped from the widened pattern (a variable-width lookbehind, which ``re``
+does not compile, too: ``re``'s parser reads them, its compiler alone refuses them); what a
+positive one reads is a pattern of its own (``regex_superset_sources``), found somewhere in
+every text the pattern matches: SS201's lookbehinds (``.env`` ... after ``curl ... -d``)
+rule out what its widened pattern, any run of non-spaces, cannot.
 """
 
 from __future__ import annotations
@@ -100,6 +103,28 @@ class _RegexWidening(_Widening):
             hi = C.MAXREPEAT
         return super()._repeat(body, lo, hi)
 
+    def required(self, nodes: Any) -> list[str]:
+        """RE2 patterns each found somewhere in every text the sequence ``nodes`` matches
+        (the widened pattern drops its lookarounds): what each positive lookaround reads
+        (a lookbehind's text ends, a lookahead's starts, where it stands), through plain
+        groups; for an alternation with one, a pattern of each branch (what it requires, or
+        its own widening). A repeated group is not read: it may match no copy."""
+        found = []
+        for op, av in nodes:
+            if op is C.ASSERT:
+                found.append(self.emit(av[1]))
+            elif op is C.SUBPATTERN and not av[1] and not av[2]:
+                found += self.required(av[3])
+            elif op is C.ATOMIC_GROUP:
+                found += self.required(av)
+            elif op is C.BRANCH:
+                each = [self.required(branch) for branch in av[1]]
+                if any(each):
+                    found.append("(?:" + "|".join(
+                        read[0] if read else self.emit(branch)
+                        for read, branch in zip(each, av[1], strict=True)) + ")")
+        return [source for source in found if source]  # "" holds in every text
+
     def _category(self, code: Any, widen: bool) -> tuple[str, bool]:
         if code is C.CATEGORY_SPACE:
             return (self._wide_space if widen else self._narrow_space), False
@@ -138,11 +163,19 @@ def _regex_only_syntax(pattern: str) -> bool:
 def regex_superset_source(pattern: str, flags: int) -> str | None:
     """An RE2 pattern that matches wherever ``regex.search(pattern, text, flags)`` does
     (and maybe elsewhere); None when this widening refuses the pattern."""
-    return _superset_source(pattern, int(flags), regex.__version__)
+    sources = regex_superset_sources(pattern, flags)
+    return None if sources is None else sources[0]
+
+
+def regex_superset_sources(pattern: str, flags: int) -> tuple[str, ...] | None:
+    """RE2 patterns each of which finds a match in every text where ``regex.search(pattern,
+    text, flags)`` does: the pattern widened, then what its positive lookarounds read
+    (``_RegexWidening.required``); None when this widening refuses the pattern."""
+    return _superset_sources(pattern, int(flags), regex.__version__)
 
 
 @cache.persistent_depending_on("soulscan.engine.pyre", "soulscan.engine.re2_gate")
-def _superset_source(pattern: str, flags: int, regex_version: str) -> str | None:
+def _superset_sources(pattern: str, flags: int, regex_version: str) -> tuple[str, ...] | None:
     # ``regex_version``: its case table is read, so a new ``regex`` is a fresh memo
     if flags & ~_ACCEPTED or _regex_only_syntax(pattern):
         return None
@@ -155,6 +188,6 @@ def _superset_source(pattern: str, flags: int, regex_version: str) -> str | None
             return None
         regex_flags = flags | (int(regex.IGNORECASE) if parsed.state.flags & re.IGNORECASE else 0)
         widening = _RegexWidening(pattern, parsed.state.flags, regex_flags)
-        return widening.emit(parsed)
+        return (widening.emit(parsed), *dict.fromkeys(widening.required(parsed)))
     except (re.error, Warning, _Refused, RecursionError):
         return None

@@ -3,8 +3,9 @@
 The gate (``soulscan.hardened.gate``) opens a rule when its anchors occur in a view; most
 searches it opens then find nothing (33,285 of 37,431 over the corpora), each having found
 its start strings and tried the pattern at their places, ~25 us apiece. A superset of the
-rule's pattern (``soulscan.engine.re2_regex``) read by RE2 says "no match here" for most of
-them in ~1.4-2 ns a byte. Its matches are never used: only its silence, and a pass that cannot
+rule's pattern (``soulscan.engine.re2_regex``: the pattern widened, and what its positive
+lookarounds read, each found somewhere in every text the rule matches) read by RE2 says "no
+match here" for most of them in ~1.4-2 ns a byte. Its matches are never used: only its silence, and a pass that cannot
 say (a DFA that gave up, a text with a lone surrogate) reads as "maybe", so the rule is
 searched as before.
 
@@ -22,6 +23,7 @@ first search after that.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 from soulscan.engine import re2_literals
 from soulscan.engine.rulepack import Rule
@@ -33,46 +35,64 @@ from soulscan.engine.rulepack import Rule
 RULE_SET_MEMORY = 4 << 20
 
 
-class RuleSuperset:
-    """One rule's superset compiled as an RE2 set, with the end-of-text sentinel."""
+# A text every plain one holds the like of: a superset pattern found in it says little.
+WEAK_PROBE = b"x x\n"
 
-    def __init__(self, source: str) -> None:
+
+class RuleSuperset:
+    """One rule's superset patterns (``re2_regex.regex_superset_sources``: each finds a
+    match in every text the rule does) compiled as an RE2 set, with the end-of-text
+    sentinel."""
+
+    def __init__(self, sources: Sequence[str]) -> None:
         """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses."""
         from soulscan.engine.re2_gate import SetUnavailable, bytes_matcher, search_set
 
         re2, built = search_set(RULE_SET_MEMORY)
         try:
-            built.Add(source)
+            for source in sources:
+                built.Add(source)
             built.Add(r"\z")
             built.Compile()
         except re2.error as exc:  # a program over its memory (repeats of repeats)
             raise SetUnavailable(str(exc)) from exc
+        self._sentinel = len(sources)
         self._match = bytes_matcher(built)
 
+    def found(self, data: bytes) -> set[int]:
+        """The patterns found in ``data`` (a short text the DFA reads to its end)."""
+        return set(self._match(data)) - {self._sentinel}
+
     def may_match(self, data: bytes) -> bool:
-        """False only when the superset surely has no match in these UTF-8 bytes."""
+        """False only when one of the patterns surely has no match in these UTF-8 bytes."""
         found = self._match(data)
-        # [1]: the end of the text reached, nothing else found; [] or [0]: a DFA that
-        # gave up (before the end), or a match
-        return not (len(found) == 1 and found[0] == 1)
+        # without the sentinel the DFA gave up before the end: maybe; with it, every
+        # pattern must be found
+        return self._sentinel not in found or len(found) > self._sentinel
 
 
 @functools.cache
 def superset_of(source: str, flags: int) -> RuleSuperset | None:
     """The superset set of a ``regex`` pattern, or None when it has none."""
     from soulscan.engine.re2_gate import SetUnavailable
-    from soulscan.engine.re2_regex import regex_superset_source
+    from soulscan.engine.re2_regex import regex_superset_sources
 
-    widened = regex_superset_source(source, flags)
+    widened = regex_superset_sources(source, flags)
     if widened is None:
         return None
+    superset: RuleSuperset | None
     try:
         superset = RuleSuperset(widened)
+        # a pattern found in a few plain characters rules out next to nothing (SS201's
+        # widened pattern, its lookbehinds dropped: any run of non-spaces; the words
+        # rules' trailing ``(?= )``): dropped, it costs the pass no DFA states
+        weak = superset.found(WEAK_PROBE)
+        if weak:
+            strong = [source for index, source in enumerate(widened) if index not in weak]
+            superset = RuleSuperset(strong) if strong else None
     except SetUnavailable:
         return None
-    # one that a lone letter matches (SS201's: its lookbehinds dropped, any run of
-    # non-spaces) rules out next to nothing: such a rule is searched without a pass first
-    return None if superset.may_match(b"x") else superset
+    return superset
 
 
 def due() -> bool:
