@@ -90,10 +90,18 @@ _DECODABLE = [
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_DECODABLE), max_size=20))
 def test_decode_blobs_finds_the_same_with_screens_and_without(pieces: list[str]) -> None:
-    text = "".join(pieces)
+    text = "lorem ipsum " * 22 + "".join(pieces)  # long enough to be screened
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(decode, "_SCREENS", lambda lowered: None)
         without = decode.decode_blobs(text)
     use_literal_sets(0)
     assert decode._Source(text).screened is not None
     assert decode.decode_blobs(text) == without
+
+
+def test_a_short_text_is_pre_checked_in_python() -> None:
+    use_literal_sets(0)
+    short = "alfa bravo charlie delta echo"
+    assert decode._Source(short).screened is None
+    assert decode._Source(short.ljust(decode.SCREENED_FROM_CHARS)).screened is not None
+    assert decode.decode_blobs(short)[0].encoding == "nato"
