@@ -260,3 +260,35 @@ def test_a_view_is_built_as_the_frozen_dataclass_would_build_it(tokens: set[str]
         view.text = "changed"  # type: ignore[misc]
     with pytest.raises(TypeError):
         View("words", " a ")  # type: ignore[call-arg]
+
+
+# Fillers, fillers spelled in leetspeak, the same next to a non-ASCII letter (a part of
+# a word the leet pass reads), a capital, other words, separators and sparse non-ASCII
+# letters: a words view spaced by C passes, plain or not.
+_FILLER_PIECES = [
+    "really", "r3ally", "v3ry", "ju5t", "very", "now", "\u00e9", "\u00e9r3ally", "r3ally\u00e9",
+    "\u00e9very", "Really", "R3ally", "ignore", "all", "1gn0r3", " ", ", ", ".", "\n", "'",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FILLER_PIECES), max_size=14), st.integers(0, 40))
+def test_fillers_found_from_the_words_are_those_a_split_finds(pieces: list[str], padding: int) -> None:
+    """The words view whose fillers are found from the separator pass's words equals the
+    one whose fillers a split of its text finds: text, tokens and every span."""
+    from unittest import mock
+
+    from soulscan.hardened import words_view
+
+    text = "".join(pieces) + " plain words" * padding  # few non-ASCII letters, or many
+    skeleton = Views(text).skeleton
+    got = words_view.words_view(skeleton)
+    split = mock.patch.object(
+        words_view, "_fillers_in",
+        lambda words, read, padded: words_view.FILLER_WORDS.intersection(padded.split(" ")),
+    )  # fmt: skip
+    with split:
+        expected = words_view.words_view(skeleton)
+    assert (got.text, got.tokens) == (expected.text, expected.tokens)
+    for i in range(len(got.text)):
+        assert got.span(i, i + 1) == expected.span(i, i + 1)

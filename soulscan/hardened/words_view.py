@@ -227,8 +227,8 @@ def _without_joiners(view: View) -> View:
 
 def _single_spaced(view: View, plain: bool, rare: int) -> tuple[View, list[str] | None]:
     """Every run of separators one space (`_SEPARATORS`, or `_ASCII_SEPARATORS` when the text
-    is `plain`), and for a plain text its words. `rare`: at least as many as the text's
-    non-ASCII characters.
+    is `plain`), and its words where C passes spaced it (each non-ASCII letter or digit
+    `_STAND_IN` there). `rare`: at least as many as the text's non-ASCII characters.
 
     A plain text is spaced by C passes instead of a `sub`: its non-ASCII characters are all
     separators, as is the `?` an ASCII encoding writes for each; every other separator is made
@@ -255,12 +255,11 @@ def _single_spaced(view: View, plain: bool, rare: int) -> tuple[View, list[str] 
     if kept:
         pieces = single.split(_STAND_IN)
         single = "".join(itertools.chain.from_iterable(zip(pieces, kept))) + pieces[-1]
-    tokens = words if plain else None
     if single == text:  # no run to replace: `sub` returns the text itself
-        return view, tokens
+        return view, words
     # (a run of two separators or more is a run of spaces there, as in a plain text)
     edits = fixed_edits(_SPACES, spaced, 1)
-    return View("words", single, EditedMap(view.offsets, edits)), tokens
+    return View("words", single, EditedMap(view.offsets, edits)), words
 
 
 # A text with fewer non-ASCII characters than one in this many is spaced by C passes, its
@@ -293,12 +292,15 @@ def _spaced_keeping(text: str) -> tuple[str, list[str]]:
     return spaced.decode("ascii"), kept
 
 
-def _drop_fillers(view: View, tokens: set[str] | None = None) -> View:
+def _drop_fillers(
+    view: View, tokens: set[str] | None = None, fillers: frozenset[str] | None = None
+) -> View:
     """Every filler word dropped with the space after it. The text is single-spaced words
     between spaces by now, so one split finds them (no pattern runs over the text);
     `tokens`: the distinct words of the text, when they are known (the fillers dropped
-    are taken out of them)."""
-    fillers = FILLER_WORDS.intersection(view.text.split(" ") if tokens is None else tokens)
+    are taken out of them); `fillers`: the fillers among them, when those are known."""
+    if fillers is None:
+        fillers = FILLER_WORDS.intersection(view.text.split(" ") if tokens is None else tokens)
     if not fillers:
         return view
     if tokens is not None:
@@ -347,21 +349,37 @@ def words_view(skeleton: View) -> View:
     # `<!-**--->`) hide it until they are gone.
     view = _markup(_line_break_hyphens(view, unchanged), unchanged)
     spaced, words = _single_spaced(view, plain, len(rare))
-    read: dict[str, str] = {}  # what the leet pass read, for the tokens of a plain text
+    read: dict[str, str] = {}  # what the leet pass read, where the words are known
     view = _read_leetspeak(spaced, None if words is None else read)
-    tokens = None if words is None else _tokens(words, read, spaced.text)
+    tokens = _tokens(words, read, spaced.text) if words is not None and plain else None
     if not view.text:
         return View("words", " ", ConstantMap(0, 0), {""})
     lead, trail = not view.text.startswith(" "), not view.text.endswith(" ")
     if lead or trail:
         text = " " * lead + view.text + " " * trail
         view = View("words", text, PaddedMap(view.offsets, len(view.text), int(lead), trail))
-    view = _drop_fillers(view, tokens)
+    fillers = None if tokens is not None or words is None else _fillers_in(words, read, view.text)
+    view = _drop_fillers(view, tokens, fillers)
     if " now " in view.text:
         view = rewrite(view, "words", _FILLER_NOW, "")
         if tokens is not None and " now " not in view.text:
             tokens.discard("now")  # (a token of the padded text is a string between spaces)
     return View("words", view.text, view.offsets, tokens)
+
+
+def _fillers_in(words: list[str], read: dict[str, str], padded: str) -> frozenset[str]:
+    """The fillers among the tokens of `padded`, the words view before its fillers are
+    dropped, from its `words` before the leet pass `read` some (a non-ASCII letter or
+    digit of them `_STAND_IN`) instead of a split of the whole text. A filler token is one of
+    those words (no filler holds a digit, which each word the pass reads holds) or one the
+    pass read as a whole; a part of a word read is never one (the rest of its word is a
+    character other than [a-z0-9], which no filler holds): a reading is a filler token
+    where ` reading ` is in the text."""
+    fillers = FILLER_WORDS.intersection(words)
+    if read:
+        read_fillers = FILLER_WORDS.intersection(read.values())
+        fillers |= {filler for filler in read_fillers if f" {filler} " in padded}
+    return fillers
 
 
 def _tokens(words: list[str], read: dict[str, str], spaced: str) -> set[str] | None:
