@@ -141,4 +141,7 @@ def load(path: Path) -> Baseline:
 
 
 def save(path: Path, baseline: Baseline) -> None:
-    write_atomically(path, dumps(baseline).encode("utf-8"))
+    try:
+        write_atomically(path, dumps(baseline).encode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from None

@@ -22,6 +22,7 @@ stays byte for byte.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -168,12 +169,18 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so a reader sees the old or the new file, never half.
 
     A symlink is followed and its target replaced; the file keeps its permission bits.
+    A target that is not a regular file (a device such as ``/dev/null``, a FIFO) is left
+    alone with an error: the rename would put a regular file in its place.
     """
     target = path.resolve()
     try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
+        status = target.stat()
     except FileNotFoundError:
-        mode = None
+        mode: int | None = None
+    else:
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file; left untouched", str(path))
+        mode = stat.S_IMODE(status.st_mode)
     handle, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
     )

@@ -7,6 +7,8 @@ that no character from a file or argument reaches the terminal unescaped.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -267,6 +269,23 @@ def test_memory_unwritable_home_is_a_one_line_error(
     code, out, err = run(capsys, "memory", "add", "x", "--hermes-home", str(tmp_path))
     assert code == 2 and out == ""
     assert err.startswith("soulscan: error: ") and err.count("\n") == 1
+
+
+def test_memory_file_linked_to_a_fifo_is_neither_read_nor_replaced(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # (a FIFO stands in for a device such as /dev/null: a plain read of it would block,
+    # and the atomic rename would put a regular file in its place)
+    (tmp_path / "memories").mkdir()
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "memories" / "MEMORY.md").symlink_to(tmp_path / "pipe")
+    code, out, err = run(capsys, "memory", "list", "--hermes-home", str(tmp_path))
+    assert code == 0 and "0 entries" in out
+    code, out, err = run(capsys, "memory", "add", "x", "--hermes-home", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err.startswith("soulscan: error: ") and "not a regular file" in err and err.count("\n") == 1
+    assert stat.S_ISFIFO((tmp_path / "pipe").lstat().st_mode)
+    assert sorted(p.name for p in (tmp_path / "memories").iterdir()) == ["MEMORY.md", "MEMORY.md.lock"]
 
 
 def test_render_follows_memory_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -232,3 +232,16 @@ def test_fix_follows_symlink_and_keeps_it(tmp_path: Path) -> None:
     assert main(["fix", str(link)]) == 0
     assert link.is_symlink()
     assert target.read_text(encoding="utf-8") == "xy"
+
+
+def test_fix_leaves_a_link_to_a_fifo_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # (a FIFO stands in for a device such as /dev/null: the rename would replace it)
+    from soulscan.fix import write_atomically
+
+    os.mkfifo(tmp_path / "pipe")
+    link = tmp_path / "SOUL.md"
+    link.symlink_to(tmp_path / "pipe")
+    with pytest.raises(OSError, match="not a regular file; left untouched"):
+        write_atomically(link, b"fixed")
+    assert stat.S_ISFIFO((tmp_path / "pipe").lstat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["SOUL.md", "pipe"]

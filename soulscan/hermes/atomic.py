@@ -11,8 +11,10 @@ each other too.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,9 +56,14 @@ def _fsync_directory(directory: Path) -> None:
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8, no newline translation) atomically.
 
-    A symlinked target keeps its link: the file it points to is replaced.
+    A symlinked target keeps its link: the file it points to is replaced. A target that
+    is not a regular file (a FIFO, a device such as ``/dev/null``) is left alone with an
+    ``OSError``: the rename would put a regular file in its place.
     """
     real_target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISREG(real_target.stat().st_mode):
+            raise OSError(errno.EINVAL, "not a regular file; left untouched", str(path))
     fd, tmp_name = tempfile.mkstemp(dir=str(real_target.parent), prefix=".mem_", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

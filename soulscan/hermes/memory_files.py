@@ -10,6 +10,7 @@ budgets come from ``memory.memory_char_limit`` / ``user_char_limit`` in config.y
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,12 +28,19 @@ def read_entries(path: Path) -> list[str]:
     """Entries of one memory file as the runtime reads them (no dedupe).
 
     Missing or unreadable → ``[]``; invalid UTF-8 raises ``UnicodeDecodeError``
-    exactly as in the runtime.
+    exactly as in the runtime. Anything but a regular file (a FIFO, a device) is
+    unreadable here: the runtime's plain read would block on a FIFO or never end on
+    ``/dev/zero``.
     """
     if not path.exists():
         return []
     try:
-        raw = path.read_text(encoding="utf-8")
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        # (read as ``Path.read_text`` reads: universal newlines, the same decode errors)
+        with open(descriptor, encoding="utf-8") as handle:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return []
+            raw = handle.read()
     except OSError:
         return []
     return split_entries(raw)
