@@ -228,3 +228,39 @@ def test_stored_pivot_and_letter_scans_are_those_worked_out_afresh() -> None:
     stored = (*pivot_scans(RUNTIME_ANCHORS, stored=True), *letter_scans(RUNTIME_ANCHORS, stored=True))
     assert [(s.pattern, s.pinned, s.by_tail, s.neighbours, s.outcomes, s.pivot) for s in stored] == [
         (s.pattern, s.pinned, s.by_tail, s.neighbours, s.outcomes, s.pivot) for s in fresh]
+
+
+def _located_exactly(scan: AnchorScan, text: str) -> None:
+    """Every occurrence of a located anchor is where a find of its part ends, less its length."""
+    assert scan.pattern is not None and not scan.pattern.groups
+    finds = [(found.group(), found.end()) for found in scan.pattern.finditer(text)]
+    for anchor, tail in scan.located().items():
+        shared = len(scan.by_tail[tail]) > 1  # (only then can a find of the part be another's)
+        where = [end - len(anchor) for part, end in finds
+                 if part == tail and (not shared or text.startswith(anchor, end - len(anchor)))]
+        assert where == [i for i in range(len(text)) if text.startswith(anchor, i)], anchor
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*RUNTIME_ANCHORS, *TANGLED, *SHARED_TAILS, "x", " ", "e", "w", "k", "v"]),
+                max_size=30).map("".join))
+def test_located_anchors_are_found_wherever_they_occur(text: str) -> None:
+    for scan in (*pivot_scans(RUNTIME_ANCHORS + TANGLED + SHARED_TAILS), *letter_scans(COMMON_WORDS)):
+        if scan.pattern is not None and not scan.pattern.groups:
+            _located_exactly(scan, text)
+
+
+def test_an_anchor_a_neighbour_can_hide_is_not_located() -> None:
+    scan = build_scan(["kk", "kkk", "akka"], pivot="k", max_groups=0)
+    located = scan.located()
+    hidden = set().union(*scan.neighbours.values())
+    assert hidden and not hidden & set(located)
+    assert "kk" not in located  # "kkk" found first at a "kk" would hide it
+    _located_exactly(scan, "akkakkkk kk")
+
+
+def test_an_anchor_whose_match_can_hide_its_own_next_occurrence_is_not_located() -> None:
+    scan = build_scan(["bkb"], pivot="b", max_groups=0)  # pinned to its first "b"
+    assert "bkb" not in scan.located()
+    assert "kbk" in build_scan(["kbk"], pivot="b", max_groups=0).located()  # ("kbkbk": found at 1, 3)
+    _located_exactly(build_scan(["kbk"], pivot="b", max_groups=0), "kbkbk kbk")

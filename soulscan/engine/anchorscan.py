@@ -81,6 +81,22 @@ class AnchorScan:
         found.update(anchor for anchor in unsure if anchor in folded)
         return found
 
+    def located(self) -> dict[str, str]:
+        """The pinned anchors each of whose occurrences a find ends at, with the pivot-to-end
+        part that find gives (``finditer`` then tells where each occurs: a find's end less the
+        anchor's length, checked with ``startswith`` where several anchors end so). An anchor
+        a neighbour's match can hide is left out, and one whose match can hide its own next
+        occurrence ("bkb" found from its first "b" in "bkbkb"): a find of it may be missing."""
+        hidden = frozenset().union(*self.neighbours.values())
+        return {anchor: tail for tail, anchors in self.by_tail.items()
+                for anchor in anchors if anchor not in hidden and not _hides_itself(anchor, tail)}
+
+
+def _hides_itself(anchor: str, tail: str) -> bool:
+    """Can ``anchor`` occur again with its pivot inside a match of it (from its pivot, where
+    ``tail`` starts, to its end)? Only when it overlaps itself by less than ``tail``."""
+    return any(anchor[shift:] == anchor[:len(anchor) - shift] for shift in range(1, len(tail)))
+
 
 def _outcome(anchors: tuple[str, ...],
              neighbours: dict[str, frozenset[str]]) -> tuple[tuple[str, ...], frozenset[str]]:

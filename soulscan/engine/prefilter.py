@@ -24,14 +24,16 @@ for more than its anchors (``soulscan.engine.segments``) is searched once.
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import regex
 
 from soulscan.engine.anchors import NON_ASCII, Anchors, checking_order, leading_anchors
-from soulscan.engine.anchorscan import letter_scans, on_pivots_of, pinnable, pivot_scans
+from soulscan.engine.anchorscan import Found, letter_scans, on_pivots_of, pinnable, pivot_scans
 from soulscan.engine.gapped import BoundedGap, bounded_gap
 from soulscan.engine.lowered import LETTER_STAND_IN, lowered_pattern, takes_letters, takes_symbols
 from soulscan.engine.matcher import PreparedText
@@ -40,6 +42,13 @@ from soulscan.engine.segments import NecessaryRun, necessary_run
 
 # Trying a pattern at one place costs about as much as searching this many characters.
 _CHARS_PER_START = 48
+# From this length on, the scans of ``RuleSetGate.rules_matching`` keep where they found
+# their anchors (``finditer``, a few % more than ``findall``), and a rule whose start strings
+# they locate is tried only there: in a shorter text a rule's search costs little more.
+PLACES_FROM_CHARS = 8_192
+# ... once this many of its scans have found anchors in it (a text of English prose meets a
+# word or two of them, a text that holds rules' matches or near-misses many).
+KEEP_AFTER_FINDING_SCANS = 2
 
 
 def most_places(length: int) -> int:
@@ -92,14 +101,17 @@ class GatedRule:
     def may_match(self, prepared: PreparedText) -> bool:
         return self.groups is None or prepared.meets(self.groups, self.rule.anchors_folded)
 
-    def search(self, prepared: PreparedText, starts: Sequence[str] | None = None) -> bool:
+    def search(self, prepared: PreparedText, starts: Sequence[str] | None = None,
+               places: list[int] | None = None) -> bool:
         """Does the rule match the prepared text (which has passed ``may_match``)?
-        ``starts``: its start strings but those known not to occur, when the caller knows."""
+        ``starts``: its start strings but those known not to occur, when the caller knows;
+        ``places``: every place where one of them occurs, in order, when the caller knows."""
         if self.linear is not None:
             return self.linear.search(prepared.text)
         if self.necessary is not None and self._ruled_out(prepared):
             return False
-        places = self._start_places(prepared, starts)
+        if places is None:
+            places = self._start_places(prepared, starts)
         if places is None:
             return self.pattern.search(prepared.text) is not None
         match, text = self.pattern.match, prepared.text
@@ -108,8 +120,8 @@ class GatedRule:
                 return True
         return False
 
-    def first_match(self, prepared: PreparedText,
-                    starts: Sequence[str] | None = None) -> FirstMatch | None:
+    def first_match(self, prepared: PreparedText, starts: Sequence[str] | None = None,
+                    places: list[int] | None = None) -> FirstMatch | None:
         """``search``, telling where the leftmost match starts (None: no match); the places
         are tried in order, so the first that matches is the leftmost match's, and they are
         kept for ``finditer_from``."""
@@ -118,16 +130,12 @@ class GatedRule:
             return None if span is None else FirstMatch(span[0])
         if self.necessary is not None and self._ruled_out(prepared):
             return None
-        places = self._start_places(prepared, starts)
+        if places is None:
+            places = self._start_places(prepared, starts)
         if places is None:
             found = self.pattern.search(prepared.text)
             return None if found is None else FirstMatch(found.start(), None)
-        match, text = self.pattern.match, prepared.text
-        ordered = sorted(set(places))
-        for index, place in enumerate(ordered):
-            if match(text, place) is not None:
-                return FirstMatch(place, ordered[index:])
-        return None
+        return first_match_at(self.pattern, prepared.text, sorted(set(places)))
 
     def finditer_from(self, prepared: PreparedText, first: FirstMatch) -> Iterator[tuple[int, int]]:
         """``finditer``, given where its first match starts (``first_match`` of the same
@@ -184,6 +192,16 @@ class FirstMatch:
     one of them)."""
     start: int
     places: list[int] | None = None
+
+
+def first_match_at(pattern: re.Pattern[str], text: str, ordered: list[int]) -> FirstMatch | None:
+    """The leftmost match of ``pattern`` in ``text`` when every match starts at one of the
+    places ``ordered`` (increasing): the first place it matches at."""
+    match = pattern.match
+    for index, place in enumerate(ordered):
+        if match(text, place) is not None:
+            return FirstMatch(place, ordered[index:])
+    return None
 
 
 def gated_python_re(rule: Rule) -> GatedRule:
@@ -263,11 +281,34 @@ class RuleSetGate:
         # each scan's pivot, its pattern, and what it finds -> one int: the rules it may
         # open, the anchors it proves present (shifted by ``_proven_at``) and the anchors it
         # leaves unsure (by ``_unsure_at``: told apart with ``in`` only if a rule needs them)
+        searched = [scan for scan in self.scans if scan.pattern is not None]
         self._found = tuple((scan.pivot or "", scan.pattern.findall, {
             found: (_opened_by(proven, opened_by) | _opened_by(unsure, opened_by)
                     | _bits(proven, bit) << self._proven_at | _bits(unsure, bit) << self._unsure_at)
             for found, (proven, unsure) in scan.outcomes.items()
-        }) for scan in self.scans if scan.pattern is not None)
+        }) for scan in searched if scan.pattern is not None)
+        # (a scan with groups, whose ``findall`` gives tuples, locates nothing)
+        locating = [scan for scan in searched if scan.pattern is not None and not scan.pattern.groups]
+        self._finditers = tuple(scan.pattern.finditer if scan.pattern is not None and scan in locating
+                                else None for scan in searched)
+        # each rule's start strings whose every occurrence a scan's find ends at, as (the
+        # scan's index, the part its find gives, the start, whether other anchors end so too),
+        # and the start strings no scan locates; None for a rule not tried place by place
+        located = [scan.located() if scan in locating else {} for scan in searched]
+        sharing = [{tail for tail, ending in scan.by_tail.items() if len(ending) > 1} for scan in searched]
+        self._located: dict[int, tuple[tuple[tuple[int, str, str, bool], ...], tuple[str, ...]] | None] = {}
+        for index, entry in enumerate(self.rules):
+            self._located[1 << index] = None
+            if entry.starts is None or entry.linear is not None or not entry.rule.anchors_folded:
+                continue
+            by_scan = [next(((at, tails[start], start, tails[start] in sharing[at])
+                             for at, tails in enumerate(located) if start in tails), None)
+                       for start in entry.starts]
+            self._located[1 << index] = (
+                tuple(found for found in by_scan if found is not None),
+                tuple(start for start, found in zip(entry.starts, by_scan, strict=True) if found is None))
+        self._unlocated = {rule_bit: frozenset(located[1]) if located is not None else frozenset()
+                           for rule_bit, located in self._located.items()}
         self._unpinned_openers = tuple(
             (anchor, opened_by[anchor], bit[anchor]) for anchor in sorted(set(opened_by) - pinned))
         # each rule's groups as (mask, members with their bits), in checking order: all of
@@ -300,18 +341,23 @@ class RuleSetGate:
         the caller knows it)."""
         return PreparedText(text, ascii_anchors_only=self.ascii_anchors_only, folded=folded)
 
-    def _look(self, folded: str) -> tuple[int, int, int]:
+    def _look(self, folded: str, finds_at: list[Finds | None] | None = None) -> tuple[int, int, int]:
         """(the rules, as bits, whose first group may have a member in ``folded``; the anchors
         known to occur; the anchors whose presence is known): the scans, one ``in`` a pivot
         before each (a text that lacks the pivot needs no scan), then an ``in`` for each
-        first-group member no scan pins, unless its rules are opened already."""
+        first-group member no scan pins, unless its rules are opened already. ``finds_at``:
+        filled with each scan's finds and their matches (None: the scan was not run;
+        ``_NOT_KEPT``: its matches were not kept), for ``_places``."""
         found = 0
-        for pivot, findall, outcomes in self._found:
-            if pivot in folded:  # one memchr
-                finds = findall(folded)
-                if finds:  # most scans of a short text find nothing
-                    for tail in set(finds):
-                        found |= outcomes[tail]
+        if finds_at is not None:
+            found = self._found_keeping(folded, finds_at)
+        else:
+            for pivot, findall, outcomes in self._found:
+                if pivot in folded:  # one memchr
+                    finds = findall(folded)
+                    if finds:  # most scans of a short text find nothing
+                        for tail in set(finds):
+                            found |= outcomes[tail]
         opened = found & self._rule_mask | self._always
         proven = found >> self._proven_at & self._anchor_mask
         # a pinned anchor no find speaks for is absent; one a find left unsure is unknown
@@ -323,6 +369,25 @@ class RuleSetGate:
                     proven |= anchor_bit
                     opened |= opens
         return opened, proven, known
+
+    def _found_keeping(self, folded: str, finds_at: list[Finds | None]) -> int:
+        """What the scans find in ``folded`` (as ``_look`` ORs it together), each scan's
+        finds and matches kept in ``finds_at`` (the matches only where the scan locates
+        anchors: ``finditer``, a few % more than ``findall``)."""
+        found = finding = 0
+        for index, (pivot, findall, outcomes) in enumerate(self._found):
+            if pivot not in folded:
+                finds_at.append(None)
+                continue
+            # A text in which fewer earlier scans found anchors is most likely clean, and its
+            # rules' searches few: its matches are not worth keeping.
+            finditer = self._finditers[index] if finding >= KEEP_AFTER_FINDING_SCANS else None
+            finds = _finds_kept(finditer, findall, folded, finds_at)
+            if finds:
+                finding += 1
+                for tail in set(finds):
+                    found |= outcomes[tail]
+        return found
 
     def may_any_match(self, folded: str) -> bool:
         """Does some rule meet every group of its anchors in ``folded`` (or check anchors
@@ -377,7 +442,8 @@ class RuleSetGate:
         lowered pattern's, on the folded text: the same offsets)."""
         # ``candidates`` written out, with ``_meets`` inlined: this runs once a scanned text,
         # most of them short (a call a rule looked at: +14 M instructions over the corpora)
-        opened, proven, known = self._look(folded)
+        finds_at: list[Finds | None] | None = [] if len(folded) >= PLACES_FROM_CHARS else None
+        opened, proven, known = self._look(folded, finds_at)
         by_bit = self._by_bit
         # an ASCII text is answered by its rules' lowered patterns (``soulscan.engine.lowered``),
         # a text of ASCII and symbols by those that take ``?`` for a symbol
@@ -413,6 +479,15 @@ class RuleSetGate:
                 break
             else:
                 if lowered is not None:
+                    # (tried only where its start strings occur, when the scans told where)
+                    places = None if finds_at is None else self._places(lowest, finds_at, folded, None)
+                    if places is not None:
+                        first = first_match_at(lowered, folded, places)
+                        if first is not None:
+                            matching.append(entry.rule)
+                            if firsts is not None:
+                                firsts[entry.rule.id] = first
+                        continue
                     found = lowered.search(folded)
                     if found is not None:
                         matching.append(entry.rule)
@@ -421,15 +496,50 @@ class RuleSetGate:
                     continue
                 prepared = prepared or self.prepare(text, folded)
                 starts = self._unruled_starts(lowest, proven, known)
+                places = None if finds_at is None or starts is None else self._places(
+                    lowest, finds_at, folded, [start for start in starts if start in self._unlocated[lowest]])
                 if firsts is None:
-                    if entry.search(prepared, starts):
+                    if entry.search(prepared, starts, places):
                         matching.append(entry.rule)
                     continue
-                first = entry.first_match(prepared, starts)
+                first = entry.first_match(prepared, starts, places)
                 if first is not None:
                     matching.append(entry.rule)
                     firsts[entry.rule.id] = first
         return matching
+
+    def _places(self, rule_bit: int, finds_at: list[Finds | None], folded: str,
+                unlocated: Sequence[str] | None) -> list[int] | None:
+        """Every place in ``folded`` where one of the rule's start strings occurs, in order,
+        from the scans' finds (``finds_at``) and ``str.find`` of ``unlocated`` (those of its
+        start strings no scan locates, but those known absent); None when not known (no
+        start strings, or ``unlocated`` is None while the rule has some) or too many."""
+        located = self._located[rule_bit]
+        if located is None:
+            return None
+        by_scan, left = located
+        if left and unlocated is None:
+            return None
+        places: list[int] = []
+        for at, tail, start, shared in by_scan:
+            finds = finds_at[at]
+            if finds is None:  # (the scan's pivot does not occur)
+                continue
+            if finds is _NOT_KEPT:
+                return None
+            tails, matches = finds
+            found = map(operator.sub, map(_END, itertools.compress(matches, map(tail.__eq__, tails))),
+                        itertools.repeat(len(start)))
+            places.extend(filter(functools.partial(folded.startswith, start), found) if shared else found)
+        most = most_places(len(folded))
+        if left and unlocated:
+            more = start_places(folded, unlocated, len(folded), most - len(places))
+            if more is None:
+                return None
+            places.extend(more)
+        if len(places) > most:
+            return None
+        return sorted(set(places)) if len(by_scan) + len(left) > 1 else places
 
     def _unruled_starts(self, rule_bit: int, proven: int, known: int) -> Sequence[str] | None:
         """The rule's start strings but those known not to occur (None: it has none)."""
@@ -451,6 +561,12 @@ class RuleSetGate:
 
 
 Groups = tuple[tuple[int, tuple[tuple[str, int], ...]], ...]
+# One scan's finds (as ``findall`` gives them) and their matches, in order.
+Finds = tuple[list[Found], list[re.Match[str]]]
+# In ``finds_at``: a scan run whose matches were not kept (None: not run, its pivot absent).
+_NOT_KEPT: Finds = ([], [])
+_GROUP = re.Match.group
+_END = re.Match.end
 
 
 def _bits(anchors: Iterable[str], bit: dict[str, int]) -> int:
@@ -464,6 +580,20 @@ def _group_bits(groups: Anchors | None, bit: dict[str, int]) -> Groups:
     """Each group as (the bits of its members, its members with their bits)."""
     return tuple((_bits(group, bit), tuple((anchor, bit[anchor]) for anchor in group))
                  for group in groups or ())
+
+
+def _finds_kept(finditer: Callable[[str], Iterator[re.Match[str]]] | None,
+                findall: Callable[[str], list[Found]], folded: str,
+                finds_at: list[Finds | None]) -> list[Found]:
+    """A scan's finds in ``folded``, kept in ``finds_at`` with their matches when the scan
+    locates anchors (``finditer``; None: it does not, and ``findall`` runs)."""
+    if finditer is None:
+        finds_at.append(_NOT_KEPT)
+        return findall(folded)
+    matches = list(finditer(folded))
+    finds: list[Found] = list(map(_GROUP, matches))
+    finds_at.append((finds, matches))
+    return finds
 
 
 def _meets(groups: Groups, folded: str, proven: int, known: int) -> tuple[bool, int, int]:

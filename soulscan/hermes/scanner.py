@@ -22,7 +22,13 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from soulscan.engine.prefilter import FirstMatch, GatedRule, RuleSetGate, gated_python_re
+from soulscan.engine.prefilter import (
+    FirstMatch,
+    GatedRule,
+    RuleSetGate,
+    gated_python_re,
+    matches_at,
+)
 from soulscan.engine.re2_due import DueAfter
 from soulscan.engine.rulepack import Rule, runtime_pack
 from soulscan.engine.text_memos import on_forget
@@ -312,7 +318,9 @@ def runtime_matches(
         lowered = lowered_of(entry) if lowered_of is not None else None
         first = firsts.get(rule.id)
         spans: Iterator[tuple[int, int]]
-        if lowered is not None:  # (``pos`` still lets the pattern see what lies before it)
+        if lowered is not None and first is not None and first.places is not None:
+            spans = matches_at(lowered, folded, first.places)  # (the scan's start places)
+        elif lowered is not None:  # (``pos`` still lets the pattern see what lies before it)
             since = 0 if first is None else first.start
             spans = (found_at.span() for found_at in lowered.finditer(folded, since))
         elif first is not None:
