@@ -309,6 +309,11 @@ class RuleSetGate:
                 tuple(start for start, found in zip(entry.starts, by_scan, strict=True) if found is None))
         self._unlocated = {rule_bit: frozenset(located[1]) if located is not None else frozenset()
                            for rule_bit, located in self._located.items()}
+        # (a scan that locates no rule's start string keeps no matches)
+        locates = {at for located in self._located.values() if located is not None
+                   for at, *_ in located[0]}
+        self._finditers = tuple(finditer if at in locates else None
+                                for at, finditer in enumerate(self._finditers))
         self._unpinned_openers = tuple(
             (anchor, opened_by[anchor], bit[anchor]) for anchor in sorted(set(opened_by) - pinned))
         # each rule's groups as (mask, members with their bits), in checking order: all of
