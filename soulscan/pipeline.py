@@ -402,14 +402,10 @@ _Outcomes = tuple[FileResult | ScanError, ...]
 _Planned = list[tuple[tuple[int, ...], "_Job | ScanError"]]
 
 
-def _report(discovery: Discovery, planned: _Planned, done: dict[int, _Outcomes]) -> ScanReport:
-    """The report in discovery order: ``done`` holds the outcomes of each planned job."""
-    return _report_of(discovery, _in_order(discovery, planned, done))
-
-
 def _in_order(discovery: Discovery, planned: _Planned,
               done: dict[int, _Outcomes]) -> list[FileResult | ScanError]:
-    """Each target's outcome in discovery order."""
+    """Each target's outcome in discovery order: ``done`` holds the outcomes of each
+    planned job."""
     # A list by target index, filled in place: the tail after the last result, which no
     # worker shares, walks 10,000 outcomes on a large tree.
     ordered: list[FileResult | ScanError | None] = [None] * len(discovery.targets)
@@ -423,6 +419,7 @@ def _in_order(discovery: Discovery, planned: _Planned,
 
 
 def _report_of(discovery: Discovery, ordered: list[FileResult | ScanError]) -> ScanReport:
+    """The report of the outcomes ``_in_order`` gives."""
     files = tuple(outcome for outcome in ordered if isinstance(outcome, FileResult))
     errors = (*discovery.errors, *(outcome for outcome in ordered if isinstance(outcome, ScanError)))
     return ScanReport(files, errors)
