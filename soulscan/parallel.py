@@ -127,6 +127,10 @@ class SharedWork(Generic[Key, Job, Result]):
         is done: the workers are idle then, and no job is added after. Without a worker, or
         when the worker ends before answering (killed), the function returned works it out
         here: the scan's results are all in by then, and ``call`` gives the same answer."""
+        # (a result still to come would be read as the answer; a second aside would be
+        # written to a closed pipe)
+        if self._pending or any(worker.given or worker.jobs_out < 0 for worker in self._workers):
+            raise RuntimeError("aside: once, and only after every result is in")
         if not self._workers:
             return partial(call, argument)
         worker = self._workers[0]

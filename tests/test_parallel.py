@@ -300,6 +300,24 @@ def test_an_aside_whose_worker_is_killed_before_answering_is_answered_here() -> 
         shared.close()
 
 
+def test_an_aside_comes_once_and_after_every_result() -> None:
+    """Else a result still to come would be read as its answer, or a second aside written
+    to a closed pipe."""
+    shared: SharedWork[str, int, tuple[int, int]] = SharedWork(_square_with_pid, 1, 3)
+    try:
+        for job in range(50):
+            shared.add(str(job), job)
+        with pytest.raises(RuntimeError, match="after every result"):
+            shared.aside(_answer_with_pid, b"ab")
+        assert len(_all_results(shared)) == 50
+        answer = shared.aside(_answer_with_pid, b"ab")
+        with pytest.raises(RuntimeError, match="once"):
+            shared.aside(_answer_with_pid, b"ab")
+        assert answer()[0] == b"abab"
+    finally:
+        shared.close()
+
+
 def test_without_a_worker_an_aside_is_answered_here(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_fork() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
