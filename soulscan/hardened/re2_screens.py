@@ -18,11 +18,13 @@ from soulscan.engine import re2_literals
 class ScreenSet:
     """RE2 patterns compiled as one set, with an end-of-text sentinel after them."""
 
-    def __init__(self, sources: Sequence[str]) -> None:
-        """Raises `re2_gate.SetUnavailable` when google-re2 is missing or refuses."""
+    def __init__(self, sources: Sequence[str], memory: int | None = None) -> None:
+        """A set of ``memory`` bytes (`re2_gate.search_set`'s default: None). Raises
+        `re2_gate.SetUnavailable` when google-re2 is missing or refuses (a program over its
+        memory: repeats of repeats)."""
         from soulscan.engine.re2_gate import SetUnavailable, bytes_matcher, search_set
 
-        re2, built = search_set()
+        re2, built = search_set(memory)
         try:
             for source in (*sources, r"\z"):
                 built.Add(source)

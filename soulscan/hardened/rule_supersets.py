@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from soulscan.engine import re2_literals
 from soulscan.engine.rulepack import Rule
+from soulscan.hardened.re2_screens import ScreenSet
 
 # The memory of one rule's set: a process keeps one a rule (dozens), each DFA growing to
 # its budget only on texts that keep reaching new states. A quarter of a whole set's budget
@@ -39,29 +40,14 @@ RULE_SET_MEMORY = 4 << 20
 WEAK_PROBE = b"x x\n"
 
 
-class RuleSuperset:
+class RuleSuperset(ScreenSet):
     """One rule's superset patterns (``re2_regex.regex_superset_sources``: each finds a
-    match in every text the rule does) compiled as an RE2 set, with the end-of-text
-    sentinel."""
+    match in every text the rule does) compiled as an RE2 set of ``RULE_SET_MEMORY``, with
+    the end-of-text sentinel (``re2_screens.ScreenSet``)."""
 
     def __init__(self, sources: Sequence[str]) -> None:
         """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses."""
-        from soulscan.engine.re2_gate import SetUnavailable, bytes_matcher, search_set
-
-        re2, built = search_set(RULE_SET_MEMORY)
-        try:
-            for source in sources:
-                built.Add(source)
-            built.Add(r"\z")
-            built.Compile()
-        except re2.error as exc:  # a program over its memory (repeats of repeats)
-            raise SetUnavailable(str(exc)) from exc
-        self._sentinel = len(sources)
-        self._match = bytes_matcher(built)
-
-    def found(self, data: bytes) -> set[int]:
-        """The patterns found in ``data`` (a short text the DFA reads to its end)."""
-        return set(self._match(data)) - {self._sentinel}
+        super().__init__(sources, RULE_SET_MEMORY)
 
     def may_match(self, data: bytes) -> bool:
         """False only when one of the patterns surely has no match in these UTF-8 bytes."""
