@@ -50,15 +50,12 @@ contract ships beside this module as ``scan-report-1.schema.json`` (``schema_pat
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from soulscan import RUNTIME, __version__
 from soulscan.models import FileResult, Finding, ScanReport
 from soulscan.report import RenderOptions
 from soulscan.report.escape import escape_text
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 SCHEMA_VERSION = 1
 
@@ -144,11 +141,10 @@ def _write(value: Any, newline: str, parts: list[str]) -> None:
         raise _Unusual
 
 
-def report_document(report: ScanReport, entry: Callable[[FileResult], Any] | None = None
-                    ) -> dict[str, Any]:
-    """The report as JSON values; ``entry`` makes each file's value (its dict by default)."""
-    entry = entry or _file
-    return _document(report, [entry(result) for result in report.files])
+def report_document(report: ScanReport) -> dict[str, Any]:
+    """The report as JSON values (``render`` writes the same text without building the
+    files' dicts)."""
+    return _document(report, [_file(result) for result in report.files])
 
 
 def _document(report: ScanReport, files: Any) -> dict[str, Any]:
