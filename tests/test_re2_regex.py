@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from support.strategies import scan_text
 
 from soulscan.engine import re2_regex
-from soulscan.engine.re2_regex import regex_superset_source, regex_superset_sources
+from soulscan.engine.re2_regex import regex_superset_sources
 from soulscan.engine.rulepack import Rule
 from soulscan.hardened.rule_supersets import WEAK_PROBE, RuleSuperset, superset_of
 from soulscan.hardened.view_rules import hardened_rules
@@ -121,7 +121,7 @@ def _rule_classes() -> dict[tuple[str, int], str]:
     its widening."""
     classes = {}
     for rule in hardened_rules():
-        if regex_superset_source(rule.regex_source, rule.regex_flags) is None:
+        if regex_superset_sources(rule.regex_source, rule.regex_flags) is None:
             continue
         re_flags = sum(f for flag, f in re2_regex._RE_FLAG.items() if rule.regex_flags & flag)
         parsed = _parser.parse(rule.regex_source, re_flags)
@@ -238,7 +238,7 @@ def test_a_positive_lookaround_s_text_is_required_somewhere(
     ],
 )
 def test_what_the_widening_does_not_prove_is_refused(pattern: str, flags: int) -> None:
-    assert regex_superset_source(pattern, flags | V0) is None
+    assert regex_superset_sources(pattern, flags | V0) is None
 
 
 def _sources(rule: Rule) -> tuple[str, ...]:

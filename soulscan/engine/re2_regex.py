@@ -160,13 +160,6 @@ def _regex_only_syntax(pattern: str) -> bool:
     return in_set
 
 
-def regex_superset_source(pattern: str, flags: int) -> str | None:
-    """An RE2 pattern that matches wherever ``regex.search(pattern, text, flags)`` does
-    (and maybe elsewhere); None when this widening refuses the pattern."""
-    sources = regex_superset_sources(pattern, flags)
-    return None if sources is None else sources[0]
-
-
 def regex_superset_sources(pattern: str, flags: int) -> tuple[str, ...] | None:
     """RE2 patterns each of which finds a match in every text where ``regex.search(pattern,
     text, flags)`` does: the pattern widened, then what its positive lookarounds read
