@@ -15,6 +15,7 @@ import pytest
 
 from soulscan import pipeline
 from soulscan.cli import main
+from soulscan.fuzz.adversarial import near_misses
 from tests.test_hostile_input import _privilege_prefix
 
 REPO = Path(__file__).resolve().parents[1]
@@ -136,12 +137,14 @@ def _big_tree(root: Path) -> None:
             (project / name).write_text(f"Project {number}: keep tests green.\n" * 20,
                                         encoding="utf-8")
         (project / ".cursor" / "rules" / "a.mdc").write_text("Be brief.\n", encoding="utf-8")
+    # One file that takes its process ~1 s (2 MB of every rule's near-misses): the 3,000
+    # small files alone take ~0.2 s after the fork, and a faster scan would let a Ctrl-C
+    # "while scanning" land after it (1.55 s in all on two idle cores, 2026-12-01).
+    (root / "p300" / "AGENTS.md").write_text(near_misses(2_000_000), encoding="utf-8")
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-# (the bench-like tree of 3,000 files takes ~0.2 s after the fork on two cores: a later
-# Ctrl-C would land after the scan)
-@pytest.mark.parametrize("delay", [0.0, 0.05], ids=["as-workers-start", "while-scanning"])
+@pytest.mark.parametrize("delay", [0.0, 0.3], ids=["as-workers-start", "while-scanning"])
 def test_ctrl_c_leaves_no_process_and_no_traceback(tmp_path: Path, delay: float) -> None:
     _big_tree(tmp_path)
     scan = subprocess.Popen(
