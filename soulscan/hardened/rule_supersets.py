@@ -5,9 +5,9 @@ searches it opens then find nothing (33,285 of 37,431 over the corpora), each ha
 its start strings and tried the pattern at their places, ~25 us apiece. A superset of the
 rule's pattern (``soulscan.engine.re2_regex``: the pattern widened, and what its positive
 lookarounds read, each found somewhere in every text the rule matches) read by RE2 says "no
-match here" for most of them in ~1.4-2 ns a byte. Its matches are never used: only its silence, and a pass that cannot
-say (a DFA that gave up, a text with a lone surrogate) reads as "maybe", so the rule is
-searched as before.
+match here" for most of them in ~1.4-2 ns a byte. Its matches are never used: only its
+silence, and a pass that cannot say (a DFA that gave up, a text with a lone surrogate) reads
+as "maybe", so the rule is searched as before.
 
 One small set a rule, not one a view or a few: a pass costs RE2 about 1.4-2 ns a byte
 whatever one rule it reads, but several rules together reach many more DFA states. A set of

@@ -96,7 +96,8 @@ class ViewRules:
     def live(self, view: str) -> dict[str, BranchSearch]:
         """Rule id -> search, for the rules of `view` whose anchors occur in its text."""
         if view not in self._live:
-            self._live[view] = view_gate(view, self.kind).live(self.prepared(view), self.present(view))
+            gate = view_gate(view, self.kind)
+            self._live[view] = gate.live(self.prepared(view), self.present(view))
         return self._live[view]
 
     def spans(self, rule: Rule) -> list[tuple[int, int]]:
