@@ -22,15 +22,15 @@ stays byte for byte.
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import regex
+
+from soulscan.hermes.atomic import replaced_file_mode
 
 _REMOVABLE = regex.compile(
     "["
@@ -173,14 +173,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     alone with an error: the rename would put a regular file in its place.
     """
     target = path.resolve()
-    try:
-        status = target.stat()
-    except FileNotFoundError:
-        mode: int | None = None
-    else:
-        if not stat.S_ISREG(status.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file; left untouched", str(path))
-        mode = stat.S_IMODE(status.st_mode)
+    mode = replaced_file_mode(target, path)
     handle, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
     )

@@ -53,6 +53,20 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+def replaced_file_mode(target: Path, shown: Path) -> int | None:
+    """The permission bits of ``target``, the file a write to ``shown`` replaces (its link
+    followed); None when there is none yet. A target that is not a regular file (a FIFO, a
+    device such as ``/dev/null``) raises ``OSError``: the rename would put a regular file in
+    its place."""
+    try:
+        status = target.stat()
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file; left untouched", str(shown))
+    return stat.S_IMODE(status.st_mode)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8, no newline translation) atomically.
 
@@ -61,9 +75,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     ``OSError``: the rename would put a regular file in its place.
     """
     real_target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    with contextlib.suppress(FileNotFoundError):
-        if not stat.S_ISREG(real_target.stat().st_mode):
-            raise OSError(errno.EINVAL, "not a regular file; left untouched", str(path))
+    replaced_file_mode(real_target, path)
     fd, tmp_name = tempfile.mkstemp(dir=str(real_target.parent), prefix=".mem_", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
