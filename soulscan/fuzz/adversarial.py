@@ -17,9 +17,14 @@ from soulscan.fuzz import benign, vocabulary
 
 
 def _fill(pieces: Iterable[str], size: int) -> str:
+    return _taken(itertools.cycle(pieces), size)
+
+
+def _taken(pieces: Iterable[str], size: int) -> str:
+    """The first ``size`` characters of the pieces joined (at least one piece is taken)."""
     out: list[str] = []
     length = 0
-    for piece in itertools.cycle(pieces):
+    for piece in pieces:
         out.append(piece)
         length += len(piece)
         if length >= size:
@@ -88,13 +93,7 @@ def shuffled_emoji(size: int) -> str:
     with a short period, unlike ``emoji``, whose cycle of eight pieces lets the paths for
     repeating texts show a thousand findings by working out a few."""
     choose = random.Random(20261201).choice
-    out: list[str] = []
-    length = 0
-    while length < size:
-        piece = choose(EMOJI)
-        out.append(piece)
-        length += len(piece)
-    return "".join(out)[:size]
+    return _taken(map(choose, itertools.repeat(EMOJI)), size)
 
 
 def combining_marks(size: int) -> str:
