@@ -281,21 +281,19 @@ class RuleSetGate:
         # each scan's pivot, its pattern, and what it finds -> one int: the rules it may
         # open, the anchors it proves present (shifted by ``_proven_at``) and the anchors it
         # leaves unsure (by ``_unsure_at``: told apart with ``in`` only if a rule needs them)
-        searched = [scan for scan in self.scans if scan.pattern is not None]
-        self._found = tuple((scan.pivot or "", scan.pattern.findall, {
+        searched = [(scan, scan.pattern) for scan in self.scans if scan.pattern is not None]
+        self._found = tuple((scan.pivot or "", pattern.findall, {
             found: (_opened_by(proven, opened_by) | _opened_by(unsure, opened_by)
                     | _bits(proven, bit) << self._proven_at | _bits(unsure, bit) << self._unsure_at)
             for found, (proven, unsure) in scan.outcomes.items()
-        }) for scan in searched if scan.pattern is not None)
-        # (a scan with groups, whose ``findall`` gives tuples, locates nothing)
-        locating = [scan for scan in searched if scan.pattern is not None and not scan.pattern.groups]
-        self._finditers = tuple(scan.pattern.finditer if scan.pattern is not None and scan in locating
-                                else None for scan in searched)
+        }) for scan, pattern in searched)
         # each rule's start strings whose every occurrence a scan's find ends at, as (the
         # scan's index, the part its find gives, the start, whether other anchors end so too),
         # and the start strings no scan locates; None for a rule not tried place by place
-        located = [scan.located() if scan in locating else {} for scan in searched]
-        sharing = [{tail for tail, ending in scan.by_tail.items() if len(ending) > 1} for scan in searched]
+        # (a scan with groups, whose ``findall`` gives tuples, locates nothing)
+        located = [{} if pattern.groups else scan.located() for scan, pattern in searched]
+        sharing = [{tail for tail, ending in scan.by_tail.items() if len(ending) > 1}
+                   for scan, _ in searched]
         self._located: dict[int, tuple[tuple[tuple[int, str, str, bool], ...], tuple[str, ...]] | None] = {}
         for index, entry in enumerate(self.rules):
             self._located[1 << index] = None
@@ -309,11 +307,12 @@ class RuleSetGate:
                 tuple(start for start, found in zip(entry.starts, by_scan, strict=True) if found is None))
         self._unlocated = {rule_bit: frozenset(located[1]) if located is not None else frozenset()
                            for rule_bit, located in self._located.items()}
-        # (a scan that locates no rule's start string keeps no matches)
+        # each scan's ``finditer`` where it locates some rule's start string (a scan that
+        # locates none keeps no matches)
         locates = {at for located in self._located.values() if located is not None
                    for at, *_ in located[0]}
-        self._finditers = tuple(finditer if at in locates else None
-                                for at, finditer in enumerate(self._finditers))
+        self._finditers = tuple(pattern.finditer if at in locates else None
+                                for at, (_, pattern) in enumerate(searched))
         self._unpinned_openers = tuple(
             (anchor, opened_by[anchor], bit[anchor]) for anchor in sorted(set(opened_by) - pinned))
         # each rule's groups as (mask, members with their bits), in checking order: all of
