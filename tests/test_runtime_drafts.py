@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,10 +140,8 @@ def test_a_flagged_files_runtime_findings_are_built_with_the_collector_paused() 
             gc.enable()
             findings.document_findings(document, "AGENTS.md", "all")  # (not paused here)
         with mock.patch.object(findings, "_findings", side_effect=RuntimeError):
-            try:
+            with pytest.raises(RuntimeError):
                 findings.document_findings(document, "AGENTS.md", "runtime")
-            except RuntimeError:
-                pass
             assert gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
