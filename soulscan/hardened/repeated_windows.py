@@ -51,7 +51,7 @@ def matches_by_window(
     high = bisect_right(places, len(text) - ahead - _END_MARGIN)
     inner = places[low:high]
     probe = _windows(text, inner[:PROBE], behind, ahead)
-    if len(set(probe)) * 2 > len(probe):
+    if _seldom_repeat(probe):
         return None
     windows = probe + _windows(text, inner[PROBE:], behind, ahead)
     # each distinct window at one of its places (a later one: any answers alike)
@@ -70,6 +70,12 @@ def matches_by_window(
         ]
     candidates += _each(pattern, text, places[high:])
     return _uncovered(candidates)
+
+
+def _seldom_repeat(windows: Sequence[str]) -> bool:
+    """Whether more than half of the first places' `windows` are distinct: trying each
+    place then costs less than telling the windows apart."""
+    return len(set(windows)) * 2 > len(windows)
 
 
 def _each(pattern: regex.Pattern[str], text: str, places: Sequence[int]) -> list[tuple[int, int]]:
@@ -99,7 +105,7 @@ def word_matches(
 ) -> list[tuple[int, int]] | None:
     """``matches_by_window`` in a words view (`words`: its index), whose longest token
     bounds what ``\\S+`` reads; None when the pattern's reach is unbounded even so."""
-    if len(set(_windows(text, places[:PROBE], 0, _PROBE_AHEAD))) * 2 > len(places[:PROBE]):
+    if _seldom_repeat(_windows(text, places[:PROBE], 0, _PROBE_AHEAD)):
         # a window that reads further repeats no more often: tell that before working out
         # the pattern's reach in this text (a walk of its parse)
         return None
@@ -137,7 +143,7 @@ def every_match(
         for string in strings:
             for shift in range(lo, hi + 1):
                 inner, keys, edges = windows.of(string, shift, behind, ahead)
-                if len(set(keys[:PROBE])) * 2 > len(keys[:PROBE]):
+                if _seldom_repeat(keys[:PROBE]):
                     return None
                 for key, place in dict(zip(keys, inner, strict=True)).items():
                     if key not in lengths:
