@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine.re2_literals import use_literal_sets
+from soulscan.engine.re2_literals import ScreenSet, use_literal_sets
 from soulscan.hardened import decode
 from soulscan.hardened.decode_screens import (
     MORSE,
@@ -20,7 +20,6 @@ from soulscan.hardened.decode_screens import (
     ScreensWhenDue,
     nato_source,
 )
-from soulscan.hardened.re2_screens import ScreenSet
 
 _SCREENS = ScreenSet((nato_source(tuple(decode._NATO_WORDS)), ROT13_SOURCE, MORSE_SOURCE))
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from soulscan.engine.re2_literals import use_literal_sets
-from soulscan.hardened.re2_screens import ScreenSet, ScreenSetWhenDue
+from soulscan.engine.re2_literals import ScreenSet, use_literal_sets
+from soulscan.hardened.re2_screens import ScreenSetWhenDue
 
 _SOURCES = ("ab+c", "^x", r"[0-9]{3}", r"c\n")
 

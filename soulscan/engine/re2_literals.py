@@ -19,7 +19,7 @@ sets do (``soulscan.engine.re2_due``): a one-file run never builds one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from soulscan.engine.re2_due import DueAfter
 
@@ -47,31 +47,47 @@ def use_literal_sets(after_chars: int | None = LITERAL_SETS_AFTER_CHARS) -> None
     _DUE.restart(after_chars)
 
 
-class LiteralSet:
+class ScreenSet:
+    """RE2 patterns compiled as one set, with an end-of-text sentinel after them (the literal
+    sets, the hardened screens, ``soulscan.hardened.re2_screens``, and rule supersets)."""
+
+    def __init__(self, sources: Sequence[str], memory: int | None = None) -> None:
+        """A set of ``memory`` bytes (`re2_gate.search_set`'s default: None). Raises
+        `re2_gate.SetUnavailable` when google-re2 is missing or refuses (a program over its
+        memory: repeats of repeats)."""
+        from soulscan.engine.re2_gate import SetUnavailable, bytes_matcher, search_set
+
+        re2, built = search_set(memory)
+        try:
+            for source in (*sources, r"\z"):
+                built.Add(source)
+            built.Compile()
+        except re2.error as exc:
+            raise SetUnavailable(str(exc)) from exc
+        self._sentinel = len(sources)
+        self._match: Callable[[bytes], list[int]] = bytes_matcher(built)
+
+    def found(self, data: bytes) -> list[int] | None:
+        """The indexes of the patterns that match in `data`; None when the DFA gave up
+        before its end (RE2 then reports nothing, not even the sentinel)."""
+        found = self._match(data)
+        if self._sentinel not in found:
+            return None
+        found.remove(self._sentinel)
+        return found
+
+
+class LiteralSet(ScreenSet):
     """Literal strings compiled as one RE2 set."""
 
     def __init__(self, literals: Iterable[str]) -> None:
         """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses. (A
         literal set's DFA has about one state at most a byte of its literals (its trie): a few
         thousand for hundreds of anchors, far within ``re2_gate.SET_MEMORY``.)"""
-        from soulscan.engine.re2_gate import (
-            SetUnavailable,
-            bytes_matcher,
-            literal_source,
-            search_set,
-        )
+        from soulscan.engine.re2_gate import literal_source
 
-        re2, built = search_set()
         self.literals = tuple(literals)
-        try:
-            for literal in self.literals:
-                built.Add(literal_source(literal))
-            self._sentinel = len(self.literals)
-            built.Add(r"\z")
-            built.Compile()
-        except re2.error as exc:
-            raise SetUnavailable(str(exc)) from exc
-        self._match = bytes_matcher(built)
+        super().__init__([literal_source(literal) for literal in self.literals])
 
     def present(self, text: str) -> set[str] | None:
         """Exactly the literals that occur in ``text``; None when RE2 cannot say."""
@@ -81,12 +97,11 @@ class LiteralSet:
             return None
         if len(data) > len(text) * MAX_BYTES_A_CHAR:
             return None
-        found = self._match(data)
-        sentinel = self._sentinel
-        if sentinel not in found:  # the DFA gave up before the end of the text
+        found = self.found(data)
+        if found is None:
             return None
         literals = self.literals
-        return {literals[index] for index in found if index != sentinel}
+        return {literals[index] for index in found}
 
 
 class LiteralSetWhenDue:

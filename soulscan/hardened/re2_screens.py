@@ -10,38 +10,10 @@ caller's own pre-checks answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from soulscan.engine import re2_literals
-
-
-class ScreenSet:
-    """RE2 patterns compiled as one set, with an end-of-text sentinel after them."""
-
-    def __init__(self, sources: Sequence[str], memory: int | None = None) -> None:
-        """A set of ``memory`` bytes (`re2_gate.search_set`'s default: None). Raises
-        `re2_gate.SetUnavailable` when google-re2 is missing or refuses (a program over its
-        memory: repeats of repeats)."""
-        from soulscan.engine.re2_gate import SetUnavailable, bytes_matcher, search_set
-
-        re2, built = search_set(memory)
-        try:
-            for source in (*sources, r"\z"):
-                built.Add(source)
-            built.Compile()
-        except re2.error as exc:
-            raise SetUnavailable(str(exc)) from exc
-        self._sentinel = len(sources)
-        self._match: Callable[[bytes], list[int]] = bytes_matcher(built)
-
-    def found(self, data: bytes) -> list[int] | None:
-        """The indexes of the patterns that match in `data`; None when the DFA gave up
-        before its end (RE2 then reports nothing, not even the sentinel)."""
-        found = self._match(data)
-        if self._sentinel not in found:
-            return None
-        found.remove(self._sentinel)
-        return found
+from soulscan.engine.re2_literals import ScreenSet
 
 
 class ScreenSetWhenDue:

@@ -26,8 +26,8 @@ import functools
 from collections.abc import Sequence
 
 from soulscan.engine import re2_literals
+from soulscan.engine.re2_literals import ScreenSet
 from soulscan.engine.rulepack import Rule
-from soulscan.hardened.re2_screens import ScreenSet
 
 # The memory of one rule's set: a process keeps one a rule (dozens), each DFA growing to
 # its budget only on texts that keep reaching new states. A quarter of a whole set's budget
@@ -43,7 +43,7 @@ WEAK_PROBE = b"x x\n"
 class RuleSuperset(ScreenSet):
     """One rule's superset patterns (``re2_regex.regex_superset_sources``: each finds a
     match in every text the rule does) compiled as an RE2 set of ``RULE_SET_MEMORY``, with
-    the end-of-text sentinel (``re2_screens.ScreenSet``)."""
+    the end-of-text sentinel (``re2_literals.ScreenSet``)."""
 
     def __init__(self, sources: Sequence[str]) -> None:
         """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses."""
