@@ -22,10 +22,12 @@ from itertools import accumulate, compress, repeat
 from soulscan.hardened.view_offsets import Edits
 
 FIRST_WINDOW = 8192
+# The words view's ASCII joiners (``words_view._JOINER_CHARS`` starts with them).
+ASCII_JOINERS = "*`~'"
 # Joiners as "*", every other character " ", one byte a character (`encode` writes "?" for
 # a non-ASCII one): every joiner of a text whose joiners are all ASCII is a "*" there.
 _JOINER = ord("*")
-_JOINER_CLASSES = bytes(_JOINER if chr(code) in "*`~'" else ord(" ") for code in range(256))
+_JOINER_CLASSES = bytes(_JOINER if chr(code) in ASCII_JOINERS else ord(" ") for code in range(256))
 
 
 def joiner_run_edits(text: str, first: int = FIRST_WINDOW) -> Iterator[Edits]:

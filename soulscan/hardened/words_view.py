@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import regex
 
-from soulscan.hardened.run_edits import joiner_run_edits
+from soulscan.hardened.run_edits import ASCII_JOINERS, joiner_run_edits
 from soulscan.hardened.view_offsets import ConstantMap, EditedMap, Edits, PaddedMap
 from soulscan.hardened.view_rewrite import Match, View, fixed_edits, non_ascii_chars, rewrite
 
@@ -26,7 +26,8 @@ _BLOCK_TAG = regex.compile(
     regex.IGNORECASE,
 )
 _INLINE_TAG = regex.compile(r"</?[a-z][a-z0-9-]{0,20}\b[^<>\n]{0,256}>", regex.IGNORECASE)
-_JOINER_CHARS = "*`~'\u2019\u02bc"
+# (those `joiner_run_edits` lists the runs of, and the two curly apostrophes)
+_JOINER_CHARS = ASCII_JOINERS + "\u2019\u02bc"
 _JOINERS = regex.compile(f"[{_JOINER_CHARS}]+")
 # Every run of separators becomes one space; a run that already is one space is skipped, so
 # ordinary prose costs no replacement per word.
