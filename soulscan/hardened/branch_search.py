@@ -34,6 +34,7 @@ from soulscan.engine.prefilter import matches_at, most_places
 from soulscan.engine.text_memos import text_memo
 from soulscan.hardened.anchor_finder import WordsIndex
 from soulscan.hardened.pattern_reading import Ends, Starts
+from soulscan.hardened.possessive_runs import possessive_run
 
 if TYPE_CHECKING:
     from soulscan.hardened.repeated_lines import RepeatedLines
@@ -166,20 +167,28 @@ class BranchSearch:
         if self.ends is None:
             return None
         ends = self.ends
-        closings: list[int] = []  # where a place of one of the strings ends
-        for string in ends.strings:
-            found = start_places(haystack, (string,), length, most - len(closings))
-            if found is None:
-                return None
-            closings += [place + len(string) for place in found]
+        closings = self._closings(haystack, length, most)
+        if closings is None:
+            return None
         windows: list[tuple[int, int]] = []
-        for closing in sorted(closings):
+        for closing in closings:
             first, last = max(0, closing - ends.widest), closing - ends.shortest
             if windows and first <= windows[-1][1] + 1:
                 windows[-1] = (windows[-1][0], max(windows[-1][1], last))
             else:
                 windows.append((first, last))
         return windows
+
+    def _closings(self, haystack: str, length: int, most: int) -> list[int] | None:
+        """Where a place of one of the strings every match ends with ends, in increasing
+        order (a place may be listed twice); None past `most`."""
+        closings: list[int] = []
+        for string in self.ends.strings if self.ends is not None else ():
+            found = start_places(haystack, (string,), length, most - len(closings))
+            if found is None:
+                return None
+            closings += [place + len(string) for place in found]
+        return sorted(closings)
 
     def _window_places(self, prepared: PreparedText) -> list[int] | None:
         """Every place in the windows (``_windows``) where a match of a pattern without
@@ -192,6 +201,11 @@ class BranchSearch:
         # ``finditer`` of such a pattern tries it at every place of the text, each try far
         # cheaper than a ``match`` call: only a text with few places in windows pays
         most = len(text) // WINDOW_CHARS_PER_PLACE
+        run = None if self.after is None else possessive_run(self.pattern.pattern, self.pattern.flags)
+        if run is not None:
+            # a match ends where the run from its start ends: a handful of places a closing
+            closings = self._closings(haystack, len(text), most)
+            return None if closings is None else run.starts(text, closings, most)
         windows = self._windows(haystack, len(text), most)
         if windows is None:
             return None
