@@ -17,9 +17,13 @@ from typing import NamedTuple
 from soulscan.hardened.secrets import redact
 from soulscan.models import Location
 from soulscan.report.escape import (
+    ELLIPSIS,
     EscapedText,
     escape_bounded,
     escape_bounded_left,
+    escape_replacing,
+    escape_text,
+    is_hidden,
     shorten,
     shorten_left,
     shorten_left_slices,
@@ -228,6 +232,11 @@ class FileExcerpts:
         if repeats is not None:
             period, first = repeats
             del starts[first:], ends[first:]
+        elif widths.count(1) == len(widths):
+            # (a file of one hidden character: a thousand of its places, none repeating)
+            alike = _one_character_places(text, line_start, starts, reach)
+            if alike is not None:
+                return alike
         # (a before piece is cut at the line's start)
         befores = list(map(max, itertools.repeat(line_start),
                            map((-BEFORE_LIMIT - 1).__add__, starts)))
@@ -322,6 +331,66 @@ class FileExcerpts:
             text = self.index.line_text(number)
             free = self._secret_free[number] = redact(text) == text
         return free
+
+
+def _one_character_places(
+    text: str, line_start: int, starts: list[int], reach: int
+) -> list[Excerpt] | None:
+    """``_inside_one_line``'s excerpts of one-character spans, in text order, that are the
+    first places of one hidden character in the stretch they show, ``text[low:reach]``,
+    when that stretch is dense with them and holds no backslash, tab or carriage return
+    (a file of emoji sequences: a thousand joiners among its flags and keycaps); None
+    otherwise.
+
+    The stretch is escaped once, in C, and split at the character's escapes: their
+    lengths place each span in the escaped stretch. Each match piece is the character's
+    escape. Each after piece (41 characters escape to more than 40) and each before piece
+    not cut at the line's start is shortened at 40 characters from the span, moved out of
+    an escape it falls inside: with no backslash but the escapes' own, a position is
+    inside one when the last backslash before it comes after the last ``}`` before it."""
+    count = len(starts)
+    first, last = starts[0], starts[-1]
+    char = text[first]
+    low = max(line_start, first - BEFORE_LIMIT - 1)
+    if (reach - low > count * (BEFORE_LIMIT + AFTER_LIMIT + 2)  # sparse: windows cost less
+            or not is_hidden(char) or text.count(char, low, last + 1) != count
+            or not all(map(operator.lt, starts, starts[1:]))
+            or not all(map(char.__eq__, map(text.__getitem__, starts)))):
+        return None
+    stretch = text[low:reach]
+    if "\\" in stretch or "\t" in stretch or "\r" in stretch:
+        return None
+    escaped = escape_replacing(stretch, _FEW_HIDDEN)
+    if escaped is None:
+        return None
+    shown = escape_text(char)
+    width = len(shown)
+    # (where each span starts and ends in ``escaped``)
+    between = escaped.split(shown, count)[:count]
+    places = itertools.accumulate(map(width.__add__, map(len, between)), initial=-width)
+    next(places)
+    match_starts = list(places)
+    match_ends = list(map(width.__add__, match_starts))
+    repeat, rfind, zero = itertools.repeat, escaped.rfind, itertools.repeat(0)
+    # Before pieces: the first few, cut at the line's start, as ``excerpt`` makes them; the
+    # rest end 40 escaped characters back, moved on past an escape they fall inside.
+    head = bisect.bisect_left(starts, line_start + BEFORE_LIMIT + 1)
+    befores = [escape_bounded_left(text[max(line_start, start - BEFORE_LIMIT - 1) : start],
+                                   BEFORE_LIMIT) for start in starts[:head]]
+    cuts = list(map((-BEFORE_LIMIT).__add__, match_starts[head:]))
+    cuts = [escaped.find("}", cut) + 1 if backslash > brace else cut for backslash, brace, cut
+            in zip(map(rfind, repeat("\\"), zero, cuts), map(rfind, repeat("}"), zero, cuts), cuts)]
+    befores.extend(map(ELLIPSIS.__add__, map(escaped.__getitem__, map(slice, cuts, match_starts[head:]))))
+    # After pieces: 40 escaped characters on, moved back to the start of an escape.
+    cuts = list(map(AFTER_LIMIT.__add__, match_ends))
+    cuts = [backslash if backslash > brace else cut for backslash, brace, cut
+            in zip(map(rfind, repeat("\\"), zero, cuts), map(rfind, repeat("}"), zero, cuts), cuts)]
+    afters = map(operator.add, map(escaped.__getitem__, map(slice, match_ends, cuts)), repeat(ELLIPSIS))
+    return list(map(_new, repeat(Excerpt), zip(befores, repeat(shown), afters)))
+
+
+# The most distinct hidden characters a stretch is escaped with one pass each.
+_FEW_HIDDEN = 32
 
 
 class _Line(NamedTuple):
