@@ -24,7 +24,7 @@ than those passes, and as exact; a text RE2 cannot answer for goes the ways abov
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 import regex
@@ -216,8 +216,9 @@ class TokenFinder:
         self.non_ascii = PivotFinder(anchor for anchor in anchors if not anchor.isascii())
         self._literal_set = LiteralSetWhenDue(self.anchors)
 
-    def present(self, folded: str, words: WordsIndex | None = None) -> set[str]:
-        """`words`: the index of `folded`, when it is built anyway."""
+    def present(self, folded: str, words: Callable[[], WordsIndex] | None = None) -> set[str]:
+        """`words`: gives the index of `folded` (``ViewRules.words_index``, from the words
+        view's own tokens), asked only when the tokens pay: not when an RE2 set answers."""
         ascii = folded.isascii()
         found_by_set = _found_by_set(self._literal_set, folded)
         if found_by_set is not None:
@@ -225,15 +226,14 @@ class TokenFinder:
         elif not self.tokens_pay:
             found = {anchor for anchor in (self.ascii_anchors if ascii else self.anchors) if anchor in folded}
         else:
-            if words is None:
-                words = WordsIndex.of(folded)
+            index = WordsIndex.of(folded) if words is None else words()
             padded = _padded(folded)
-            found = self.in_tokens.found_in(f" {words.distinct} " if padded else folded)
+            found = self.in_tokens.found_in(f" {index.distinct} " if padded else folded)
             found |= self.across.found_in(folded)
             if not ascii:
                 found |= self.non_ascii.found_in(folded)
             spaced_words = self.spaced_words
-            held = spaced_words.keys() & words.tokens
+            held = spaced_words.keys() & index.tokens
             if held and not padded:
                 held = {word for word in held if spaced_words[word] in folded}
             found.update(spaced_words[word] for word in held)

@@ -42,8 +42,10 @@ def view_gate(view: str, kind: str) -> ViewGate:
 
 
 @functools.cache
-def shared_finder(views: tuple[str, ...], kind: str) -> PivotFinder:
-    return pivot_finder(frozenset().union(*(view_gate(view, kind).anchors for view in views)))
+def shared_finder(kind: str) -> PivotFinder:
+    """One finder of the anchors of every shared view's gate: a view's anchors found with the
+    others' too cost one pass a distinct folded text, and a gate reads only its own."""
+    return pivot_finder(frozenset().union(*(view_gate(view, kind).anchors for view in SHARED_VIEWS)))
 
 
 def rule_spans(
@@ -76,6 +78,8 @@ class ViewRules:
         self._prepared: dict[str, PreparedText] = {}
         self._live: dict[str, dict[str, BranchSearch]] = {}
         self._found: dict[str, set[str]] = {}
+        # the folded texts of the shared views looked up, each with the anchors it holds
+        self._shared_found: list[tuple[str, set[str]]] = []
         self._words: WordsIndex | None = None
         self._utf8: dict[int, bytes | None] = {}  # id of a PreparedText -> its text's UTF-8
 
@@ -83,22 +87,25 @@ class ViewRules:
         """One PreparedText a view, so anchor folding is done once, not once a rule; views
         with the same text (most texts read the same raw and NFKC) share theirs: one fold,
         and one object for what is worked out from it."""
-        if view not in self._prepared:
+        prepared = self._prepared.get(view)
+        if prepared is None:
             text = self.views.get(view).text
             for other in self._prepared.values():
                 if len(other.text) == len(text) and other.text == text:
-                    self._prepared[view] = other
+                    prepared = other
                     break
             else:
-                self._prepared[view] = PreparedText(text)
-        return self._prepared[view]
+                prepared = PreparedText(text)
+            self._prepared[view] = prepared
+        return prepared
 
     def live(self, view: str) -> dict[str, BranchSearch]:
         """Rule id -> search, for the rules of `view` whose anchors occur in its text."""
-        if view not in self._live:
-            gate = view_gate(view, self.kind)
-            self._live[view] = gate.live(self.prepared(view), self.present(view))
-        return self._live[view]
+        live = self._live.get(view)
+        if live is None:
+            live = view_gate(view, self.kind).live(self.prepared(view), self.present(view))
+            self._live[view] = live
+        return live
 
     def spans(self, rule: Rule) -> list[tuple[int, int]]:
         """Every match of a rule of a text view, in that view's offsets."""
@@ -133,23 +140,23 @@ class ViewRules:
 
     def present(self, view: str) -> set[str]:
         """The anchors of the view's gate (and maybe others) found in its folded text."""
-        if view not in self._found:
+        found = self._found.get(view)
+        if found is None:
+            folded = self.prepared(view).folded
             if view in SHARED_VIEWS:
-                self._find_shared(view)
+                found = self._shared_present(folded)
             else:
                 finder = token_finder(view_gate(view, self.kind).anchors)
-                self._found[view] = finder.present(self.prepared(view).folded, self.words_index())
-        return self._found[view]
+                found = finder.present(folded, self.words_index)
+            self._found[view] = found
+        return found
 
-    def _find_shared(self, view: str) -> None:
-        folded = self.prepared(view).folded
-        sharing = tuple(
-            other
-            for other in SHARED_VIEWS
-            if other == view
-            or other not in self._found
-            and view_gate(other, self.kind).rules
-            and self.prepared(other).folded == folded
-        )
-        found = shared_finder(sharing, self.kind).present(folded)
-        self._found.update(dict.fromkeys(sharing, found))
+    def _shared_present(self, folded: str) -> set[str]:
+        """The anchors of every shared view found in `folded`, looked up once a distinct
+        folded text (most texts fold the same raw, NFKC and as a skeleton)."""
+        for seen, found in self._shared_found:
+            if seen is folded or len(seen) == len(folded) and seen == folded:
+                return found
+        found = shared_finder(self.kind).present(folded)
+        self._shared_found.append((folded, found))
+        return found
