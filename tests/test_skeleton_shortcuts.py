@@ -4,6 +4,7 @@ that holds few: they must be the very matches, and the view the very view, that 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,3 +80,44 @@ def test_every_invisible_character_can_start_a_run() -> None:
         if v._INVISIBLE_RUN.match(chr(code)) and not v._INVISIBLE_START.match(chr(code))
     ]
     assert missed == []
+
+
+
+def test_every_confusable_is_non_ascii_and_lowers_alike_alone_but_capital_sigma() -> None:
+    """What `_may_hold_confusable` stands on: no confusable is ASCII, and `str.lower` of
+    each character but U+03A3 is the same wherever it stands."""
+    assert all(code > 0x7F for code in v.TO_ASCII)
+    around = ("a{}", "a{}a", "{}a", "\u03b1{} ", "\u03b1{}\u03b1", "\u0391{}.")
+    contextual = [
+        char
+        for char in map(chr, range(0x80, 0x110000))
+        if not "\ud800" <= char <= "\udfff"
+        and any(
+            form.format(char).lower() != "".join(c.lower() for c in form.format(char))
+            for form in around
+        )
+    ]
+    assert contextual == [v._CAPITAL_SIGMA]
+
+
+_GREEK_AND_LOOK_ALIKES = "ab Z.\n\u03a3\u03c3\u03c2\u0391\u03b1\u0430\u0410\u0130\u212a\u0131\u4e2d\u0301\u200b"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_GREEK_AND_LOOK_ALIKES + "xyz" * 4), max_size=40))
+def test_the_confusable_screen_never_rules_out_a_lowered_text_holding_one(text: str) -> None:
+    if v._CONFUSABLE.search(text.lower()):
+        assert v._may_hold_confusable(v.non_ascii_chars(text))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_GREEK_AND_LOOK_ALIKES + "xyz" * 4), max_size=60))
+def test_the_skeleton_is_the_one_a_search_of_the_whole_lowered_text_makes(text: str) -> None:
+    raw = identity_view(text)
+    got = v.skeleton_view(raw)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(v, "_may_hold_confusable", lambda rare: True)
+        expected = v.skeleton_view(raw)
+    assert got.text == expected.text
+    every = range(len(got.text))
+    assert [got.span(i, i + 1) for i in every] == [expected.span(i, i + 1) for i in every]
