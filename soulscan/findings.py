@@ -368,33 +368,22 @@ class _FileContext:
                         and max(map(_SPAN_END, spans)) <= window.end)):
             return None
         text = self.text
-        # (a matched text and an excerpt recur: a file of hidden characters lists one
-        # character a thousand times, its excerpts repeating with the text; each pair's
-        # extra is worked out once and copied, in C, for each finding that shows it)
-        extras: dict[tuple[str, Excerpt], tuple[dict[str, str], str]] = {}
         identities: dict[str, tuple[str, str]] = {}  # (a matched text's, for its excerpts)
         findings: list[Finding] = []
         append = findings.append
         fields: dict[str, Any] | None = None
-        for span, location, excerpt in zip(spans, locations, shown, strict=True):
+        for span, location, (before, match, after) in zip(spans, locations, shown, strict=True):
             matched = text[span[0]:span[1]]
-            known = extras.get((matched, excerpt))
-            if known is None:
-                identity = identities.get(matched)
-                if identity is None:
-                    identity = identities[matched] = _identity(matched)
-                sha256, snippet = identity
-                before, match, after = excerpt
-                # (scanned, and reaching no model)
-                known = extras[matched, excerpt] = (
-                    {"sha256": sha256, "runtime_scanned": "true", "reaches_model": "false",
-                     "excerpt_before": before, "excerpt_match": match, "excerpt_after": after},
-                    snippet)
-            extra, snippet = known[0].copy(), known[1]
+            identity = identities.get(matched)  # (a file of hidden characters lists one)
+            if identity is None:
+                identity = identities[matched] = _identity(matched)
+            # (scanned, and reaching no model)
+            extra = {"sha256": identity[0], "runtime_scanned": "true", "reaches_model": "false",
+                     "excerpt_before": before, "excerpt_match": match, "excerpt_after": after}
             if fields is None:
                 finding = new_finding(
                     facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
-                    self.display, span, location, snippet, origin, False,
+                    self.display, span, location, identity[1], origin, False,
                     effect, None if decoded is None else _safe(decoded), extra,
                 )
                 fields = vars(finding)
@@ -402,7 +391,7 @@ class _FileContext:
                 finding = _object_new(Finding)
                 own = finding.__dict__
                 own.update(fields)
-                own["span"], own["location"], own["snippet"], own["extra"] = span, location, snippet, extra
+                own["span"], own["location"], own["snippet"], own["extra"] = span, location, identity[1], extra
             append(finding)
         return findings
 
