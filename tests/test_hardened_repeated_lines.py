@@ -266,7 +266,8 @@ def test_places_in_windows_through_distinct_lines(
         at += gap + width + 1
     starts = pattern_reading.Starts(tuple(strings), lo, lo + spread)
     found = {}
-    for name, lines in (("whole", lambda haystack: None), ("lines", lines_of)):
+    for name, lines in (("whole", lambda haystack, unfolded=None: None),
+                        ("lines", lambda haystack, unfolded=None: lines_of(haystack))):
         monkeypatch.setattr(branch_search, "_repeated_lines", lines)
         found[name] = branch_search._places_in(windows, starts, strings, text, len(text), most)
     assert found["lines"] == found["whole"]

@@ -130,7 +130,8 @@ class BranchSearch:
         text = prepared.text
         haystack = prepared.folded if self._ignorecase else text
         most = most_places(len(text))
-        windows = self._windows(haystack, len(text), most)
+        unfolded = text if haystack is not text else None
+        windows = self._windows(haystack, len(text), most, unfolded)
         places: set[int] = set()
         for starts in self.starts or ():
             strings = self._strings(starts, words, present)
@@ -138,9 +139,9 @@ class BranchSearch:
             width = starts.hi - starts.lo + 1
             budget = (most - len(places)) // width
             if windows is None:
-                found = start_places(haystack, strings, len(text), budget)
+                found = start_places(haystack, strings, len(text), budget, unfolded=unfolded)
             else:
-                found = _places_in(windows, starts, strings, haystack, len(text), budget)
+                found = _places_in(windows, starts, strings, haystack, len(text), budget, unfolded)
             if found is None:
                 return None
             if starts.hi:
@@ -160,14 +161,16 @@ class BranchSearch:
             return [s for s in starts.strings if s not in needs or needs[s] <= present]
         return starts.held_by(words)
 
-    def _windows(self, haystack: str, length: int, most: int) -> list[tuple[int, int]] | None:
+    def _windows(
+        self, haystack: str, length: int, most: int, unfolded: str | None = None
+    ) -> list[tuple[int, int]] | None:
         """The ranges where a match can start (from `widest` to `shortest` characters
         before the end of a place of a string every match ends with), merged, in order;
-        None to look everywhere."""
+        None to look everywhere. (`unfolded`: the text `haystack` folds, when it does.)"""
         if self.ends is None:
             return None
         ends = self.ends
-        closings = self._closings(haystack, length, most)
+        closings = self._closings(haystack, length, most, unfolded)
         if closings is None:
             return None
         windows: list[tuple[int, int]] = []
@@ -179,12 +182,14 @@ class BranchSearch:
                 windows.append((first, last))
         return windows
 
-    def _closings(self, haystack: str, length: int, most: int) -> list[int] | None:
+    def _closings(
+        self, haystack: str, length: int, most: int, unfolded: str | None = None
+    ) -> list[int] | None:
         """Where a place of one of the strings every match ends with ends, in increasing
         order (a place may be listed twice); None past `most`."""
         closings: list[int] = []
         for string in self.ends.strings if self.ends is not None else ():
-            found = start_places(haystack, (string,), length, most - len(closings))
+            found = start_places(haystack, (string,), length, most - len(closings), unfolded=unfolded)
             if found is None:
                 return None
             closings += [place + len(string) for place in found]
@@ -198,15 +203,16 @@ class BranchSearch:
             return None
         text = prepared.text
         haystack = prepared.folded if self._ignorecase else text
+        unfolded = text if haystack is not text else None
         # ``finditer`` of such a pattern tries it at every place of the text, each try far
         # cheaper than a ``match`` call: only a text with few places in windows pays
         most = len(text) // WINDOW_CHARS_PER_PLACE
         run = None if self.after is None else possessive_run(self.pattern.pattern, self.pattern.flags)
         if run is not None:
             # a match ends where the run from its start ends: a handful of places a closing
-            closings = self._closings(haystack, len(text), most)
+            closings = self._closings(haystack, len(text), most, unfolded)
             return None if closings is None else run.starts(text, closings, most)
-        windows = self._windows(haystack, len(text), most)
+        windows = self._windows(haystack, len(text), most, unfolded)
         if windows is None:
             return None
         places: list[int] = []
@@ -223,13 +229,13 @@ class BranchSearch:
 
 def _places_in(
     windows: list[tuple[int, int]], starts: Starts, strings: Sequence[str],
-    haystack: str, length: int, most: int,
+    haystack: str, length: int, most: int, unfolded: str | None = None,
 ) -> list[int] | None:
     """The places of `strings` that put a match start in one of the windows; None past
     `most`. (A string `lo` to `hi` after a start in [a, b] starts in [a + lo, b + hi].)"""
     found: list[int] = []
     longest = max(map(len, strings), default=0)
-    lines = _repeated_lines(haystack)
+    lines = _repeated_lines(haystack, unfolded)
     if lines is not None:
         # each string's places found once, those in each window picked out of them
         every = [(len(string), lines.every(string)) for string in strings]
@@ -243,7 +249,7 @@ def _places_in(
         return found
     for first, last in windows:
         limit = min(length, last + starts.hi + longest)
-        more = start_places(haystack, strings, limit, most - len(found), first + starts.lo)
+        more = start_places(haystack, strings, limit, most - len(found), first + starts.lo, unfolded)
         if more is None:
             return None
         found += more
@@ -258,14 +264,27 @@ REPEATED_LINES_FROM = 1 << 15
 MIN_LINE_CHARS = 16
 
 
-def _repeated_lines(haystack: str) -> RepeatedLines | None:
+def _repeated_lines(haystack: str, unfolded: str | None = None) -> RepeatedLines | None:
     """The haystack read as its distinct lines, when it is long, of lines long enough, and
-    repeats its lines."""
+    repeats its lines. `unfolded`: the text `haystack` is the folded form of, when it is one
+    (``PreparedText.folded``): its lines are read from that text's (``folded_lines``)."""
     if len(haystack) < REPEATED_LINES_FROM or not _long_lines(haystack):
         return None
+    if unfolded is not None:
+        return _folded_repeated_lines(haystack, unfolded)
     from soulscan.hardened import repeated_lines  # long texts only: not at every start
 
     return repeated_lines.repeated_lines(haystack)
+
+
+@text_memo(maxsize=8)
+def _folded_repeated_lines(folded: str, text: str) -> RepeatedLines | None:
+    from soulscan.hardened import repeated_lines
+    from soulscan.hardened.folded_lines import folded_lines
+
+    lines = _repeated_lines(text)
+    derived = None if lines is None else folded_lines(lines, folded)
+    return repeated_lines.repeated_lines(folded) if derived is None else derived
 
 
 @text_memo(maxsize=8)
@@ -293,12 +312,14 @@ FINDS_BEFORE_COUNT = 8
 
 
 def start_places(
-    haystack: str, strings: Iterable[str], limit: int, most: int, begin: int = 0
+    haystack: str, strings: Iterable[str], limit: int, most: int, begin: int = 0,
+    unfolded: str | None = None,
 ) -> list[int] | None:
     """Every offset from `begin` where one of `strings` occurs whole below `limit` (string
-    by string, each in increasing order); None past `most`."""
+    by string, each in increasing order); None past `most`. `unfolded`: the text `haystack`
+    is the folded form of, when it is one (``PreparedText.folded``)."""
     if len(haystack) >= REPEATED_LINES_FROM:
-        lines = _repeated_lines(haystack)
+        lines = _repeated_lines(haystack, unfolded)
         if lines is not None:
             return lines.places(strings, limit, most, begin)
         from soulscan.hardened.token_places import token_places  # long texts only
