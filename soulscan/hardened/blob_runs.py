@@ -84,6 +84,23 @@ def blobs_in_run(run: str) -> tuple[Kept, ...]:
     return _find_blobs_in_run(run)
 
 
+def blobs_in_runs(text: str, runs: list[tuple[int, int]]) -> list[Kept]:
+    """`blobs_in_run` of each of the `runs` of `text`, in order, offsets in the text: one
+    loop (a text holds dozens of runs, most with no blob) with no call a run but the
+    cache's."""
+    found: list[Kept] = []
+    cached = _cached_blobs_in_run
+    for start, end in runs:
+        run = text[start:end]
+        blobs = cached(run) if end - start <= _CACHED_RUN_CHARS else _find_blobs_in_run(run)
+        if blobs:
+            found += [
+                (decoder, start + a, start + b, decoded, readable)
+                for decoder, a, b, decoded, readable in blobs
+            ]
+    return found
+
+
 def _find_blobs_in_run(run: str) -> tuple[Kept, ...]:
     found: list[Kept] = []
     if _BASE64.match(run) and (kept := BASE64_DECODER.kept(run)):

@@ -21,7 +21,7 @@ from soulscan.hardened.blob_runs import (
     BASE64_DECODER,
     HEX_DECODER,
     ascii_bytes,
-    blobs_in_run,
+    blobs_in_runs,
     candidate_runs,
 )
 from soulscan.hardened.decode_screens import Screened, ScreensWhenDue
@@ -249,39 +249,63 @@ def _has_rot13_hint(source: _Source) -> bool:
     return bool(_ROT13_HINT.search(source.text))
 
 
+class _Kept:
+    """The decodings kept so far, none overlapping another, at most MAX_BLOBS."""
+
+    __slots__ = ("blobs", "taken")
+
+    def __init__(self) -> None:
+        self.blobs: list[DecodedBlob] = []
+        self.taken: list[tuple[int, int]] = []
+
+    def keep(self, decoder: Decoder, start: int, end: int, decoded: str, readable: bool) -> bool:
+        """Record a kept decoding unless it overlaps one kept before; True when full."""
+        if end - start > MAX_BLOB_CHARS or any(a < end and start < b for a, b in self.taken):
+            return False
+        self.blobs.append(DecodedBlob(decoder.name, start, end, decoded, readable))
+        self.taken.append((start, end))
+        return len(self.blobs) >= MAX_BLOBS
+
+    def in_runs(self, text: str, runs: list[tuple[int, int]]) -> bool:
+        """Keep the blobs of the candidate `runs`: base64 first, then base32, then hex, each
+        in text order; True when full."""
+        in_runs = blobs_in_runs(text, runs)
+        if not in_runs:
+            return False
+        for wanted in (BASE64_DECODER, BASE32_DECODER, HEX_DECODER):
+            for decoder, start, end, decoded, readable in in_runs:
+                if decoder is wanted and self.keep(decoder, start, end, decoded, readable):
+                    return True
+        return False
+
+    def in_text_order(self) -> list[DecodedBlob]:
+        blobs = self.blobs
+        return sorted(blobs, key=_START) if len(blobs) > 1 else blobs
+
+
+def _start(blob: DecodedBlob) -> int:
+    return blob.start
+
+
+_START = _start
+
+
 def decode_blobs(text: str) -> list[DecodedBlob]:
     """Readable decodings of the encoded blobs in `text`, in text order, at most MAX_BLOBS."""
-    found: list[DecodedBlob] = []
-    taken: list[tuple[int, int]] = []
-
-    def keep(decoder: Decoder, start: int, end: int, decoded: str, readable: bool) -> bool:
-        """Record a kept decoding unless it overlaps one kept before; True when full."""
-        if end - start > MAX_BLOB_CHARS or any(a < end and start < b for a, b in taken):
-            return False
-        found.append(DecodedBlob(decoder.name, start, end, decoded, readable))
-        taken.append((start, end))
-        return len(found) >= MAX_BLOBS
-
+    kept = _Kept()
     source = _Source(text)
-    in_runs = [
-        (start + blob_start, start + blob_end, decoder, decoded, readable)
-        for start, end in candidate_runs(text, source.ascii)
-        for decoder, blob_start, blob_end, decoded, readable in blobs_in_run(text[start:end])
-    ]
-    # base64 first, then base32, then hex, each in text order.
-    for wanted in (BASE64_DECODER, BASE32_DECODER, HEX_DECODER):
-        for start, end, decoder, decoded, readable in in_runs:
-            if decoder is wanted and keep(decoder, start, end, decoded, readable):
-                return sorted(found, key=lambda blob: blob.start)
+    runs = candidate_runs(text, source.ascii)
+    if runs and kept.in_runs(text, runs):
+        return kept.in_text_order()
     for decoder, spans, may_hold in _SEARCHED:
         if not may_hold(source):
             continue
         for start, end in spans(text):
             if end - start > MAX_BLOB_CHARS:
                 continue
-            kept = decoder.kept(text[start:end])
-            if kept and keep(decoder, start, end, *kept):
-                return sorted(found, key=lambda blob: blob.start)
+            decoded = decoder.kept(text[start:end])
+            if decoded and kept.keep(decoder, start, end, *decoded):
+                return kept.in_text_order()
     if _has_rot13_hint(source):
-        found.append(DecodedBlob("rot13", 0, len(text), codecs.encode(text, "rot13")))
-    return sorted(found, key=lambda blob: blob.start)
+        kept.blobs.append(DecodedBlob("rot13", 0, len(text), codecs.encode(text, "rot13")))
+    return kept.in_text_order()

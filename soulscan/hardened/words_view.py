@@ -200,7 +200,7 @@ def _may_break_words(text: str) -> bool:
 
 
 def _line_break_hyphens(view: View, unchanged: _Unchanged) -> View:
-    if not unchanged.may_change(_may_break_words, view.text):
+    if "-" not in view.text or not unchanged.may_change(_may_break_words, view.text):
         return view
     return rewrite(view, "words", _LINE_BREAK_HYPHEN, "")
 
@@ -347,7 +347,7 @@ def words_view(skeleton: View) -> View:
     view = _line_break_hyphens(view, unchanged)
     # no pass below adds a non-ASCII character
     rare = non_ascii_chars(view.text)
-    plain = not _UNICODE_WORD_OR_JOINER.search(rare)
+    plain = not rare or not _UNICODE_WORD_OR_JOINER.search(rare)
     view = _without_joiners(view)
     # Emphasis marks around a break, inside a tag or comment (`ig-**\nnore`, `<**/b>`,
     # `<!-**--->`) hide it until they are gone.
