@@ -15,12 +15,12 @@ with a search of the whole text.
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left
 from collections.abc import Iterable
 
 from soulscan.engine.text_memos import text_memo
 from soulscan.hardened.branch_search import found_each, places_string_by_string
-from soulscan.hardened.repeated_lines import joined_starts
 
 # Strings of words asked for before the code text is built: building it costs about as
 # much as this many searches of the text.
@@ -41,7 +41,9 @@ class TokenPlaces:
         self._built = False
         self._tokens: dict[str, str] = {}  # token -> its code
         self._codes = ""  # the code of each token of the text, in order
-        self._starts: list[int] = []  # where each token starts
+        # the characters of the tokens before each token (token j starts at this plus j,
+        # the spaces before it: one accumulation in C, where adding the spaces is another)
+        self._before: list[int] = []
         self._ordered: list[str] | None = None  # the distinct tokens, sorted (at first need)
 
     def places(
@@ -74,7 +76,7 @@ class TokenPlaces:
             return
         self._tokens = dict(zip(distinct, map(chr, range(len(distinct))), strict=True))
         self._codes = "".join(map(self._tokens.__getitem__, tokens))
-        self._starts = joined_starts(tokens)
+        self._before = list(itertools.accumulate(map(len, tokens), initial=0))
 
     def _beginning_with(self, piece: str, most: int | None) -> set[str] | None:
         if self._ordered is None:
@@ -105,13 +107,13 @@ class TokenPlaces:
                 return []
         # the whole pieces' codes, or each code of a last piece alone, where it starts a
         # token (past the first) whose place is in range: counted as found, up to `most`
-        starts, width, find, after = self._starts, len(string), codes.find, len(needle)
+        before, width, find, after = self._before, len(string), codes.find, len(needle)
         found: list[int] = []
         for sought in [needle] if needle else sorted(lasts or ()):
             at = find(sought, 1)
             while at >= 0:
                 if not needle or at + after < len(codes) and (lasts is None or codes[at + after] in lasts):
-                    place = starts[at] - 1
+                    place = before[at] + at - 1  # (the space before token `at`)
                     if begin <= place and place + width <= limit:
                         found.append(place)
                         if len(found) > most:
