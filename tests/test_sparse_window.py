@@ -3,6 +3,7 @@ every character, and the Unicode facts the NFKC shortcut rests on."""
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 import unicodedata
@@ -310,3 +311,59 @@ def test_a_new_file_forgets_the_last_window() -> None:
     window_facts("a\u2019b", INVISIBLE)
     forget_text_memos()  # (what a benchmark calls before each timed run)
     assert not sparse_window.proven_normal("a\u2019b")
+
+
+# Characters whose UTF-8 forms share leading bytes (emoji, tag characters), lone
+# surrogates (``surrogatepass``), ASCII, two- and three-byte characters.
+MADE_OF_PIECES = ["a", " ", "\u00e9", "\u200d", "\ufe0f", "\U0001f468", "\U0001f469", "\U0001f3fd",
+                  "\U000e0067", "\U000e0062", "\ud800", "\udc80", "\U0010ffff", "\x00"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(MADE_OF_PIECES), max_size=60).map("".join),
+       st.sets(st.sampled_from(MADE_OF_PIECES)))
+def test_made_of_tells_whether_a_text_holds_those_characters_alone(text: str, characters: set[str]) -> None:
+    told = sparse_window.made_of(text.encode("utf-8", "surrogatepass"), characters)
+    if sparse_window._re2() is not None:
+        assert told is (set(text) <= characters)
+    else:
+        assert told is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(MADE_OF_PIECES + ["x" * 40]), max_size=80).map("".join),
+       st.integers(1, 8), st.integers(0, 4), st.booleans())
+def test_distinct_characters_told_by_re2_are_the_set_of_the_text(
+        text: str, sample: int, passes: int, without_re2: bool) -> None:
+    """The sample's characters told to be all by one RE2 pass over the UTF-8 form (or by
+    counting them, without google-re2) are the text's."""
+    utf8 = text.encode("utf-8", "surrogatepass")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sparse_window, "_SAMPLE", sample)
+        patch.setattr(sparse_window, "_COUNTS_AN_RE2_BYTE", 0)  # (RE2 whenever it may answer)
+        if without_re2:
+            patch.setattr(sparse_window, "_re2", lambda: None)
+        assert distinct_characters(text, passes, utf8=utf8) == set(text)
+
+
+def test_a_window_of_shuffled_emoji_sequences_is_told_by_re2() -> None:
+    """A window of many distinct characters in no repeating order (a shuffled file of
+    emoji sequences) is read by the RE2 pass, and its facts are those of reading it whole."""
+    units = ["\U0001f468\u200d\U0001f469", "1\ufe0f\u20e3", "\U0001f1e9\U0001f1ea", "\U0001f44d\U0001f3fd",
+             "\U0001f3f4\U000e0067\U000e0062\U000e007f", "\u2764\ufe0f", " "]
+    window = "".join(random.Random(3).choices(units, k=3000))
+    calls: list[bool | None] = []
+    real = sparse_window.made_of
+
+    def spy(utf8: bytes, characters: set[str]) -> bool | None:
+        calls.append(real(utf8, characters))
+        return calls[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sparse_window, "made_of", spy)
+        facts = sparse_window._facts_of(window, INVISIBLE)
+    assert calls == ([True] if sparse_window._re2() is not None else [None])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sparse_window, "_re2", lambda: None)
+        assert sparse_window._facts_of(window, INVISIBLE) == facts
+    assert facts.invisible == INVISIBLE & set(window)

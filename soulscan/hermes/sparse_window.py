@@ -21,9 +21,10 @@ moves past a starter.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from soulscan.engine.anchors import FOLDS_TO_ASCII
 from soulscan.engine.lowered import LETTER_STAND_IN, SYMBOL_STAND_IN
@@ -59,17 +60,25 @@ def non_ascii_characters(utf8: bytes) -> str:
     return utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
 
 
-def distinct_characters(text: str, passes: int = 16) -> set[str]:
+def distinct_characters(text: str, passes: int = 16, utf8: bytes | None = None) -> set[str]:
     """The characters of ``text``. ``set(text)`` makes an object per non-Latin-1 character;
     a sample of its start holds them all when the text repeats within it
     (``repeats_within``); else, when the sample holds few, counting each is a C pass that
-    tells whether they are all (their counts add up to the length); else removing one
-    character at a time is a few C-speed passes when there are few."""
+    tells whether they are all (their counts add up to the length), or, for more than a
+    few, one RE2 pass over ``utf8``, the text's ``encode("utf-8", "surrogatepass")`` form
+    (``made_of``); else removing one character at a time is a few C-speed passes when
+    there are few."""
     sample = set(text[:_SAMPLE])
     if len(text) <= _SAMPLE or repeats_within(text, _SAMPLE):
         return sample  # (the whole text, or a text each of whose characters is in it)
-    if len(sample) <= 2 * passes and sum(map(text.count, sample)) == len(text):
-        return sample
+    if len(sample) <= 2 * passes:
+        known = None
+        if utf8 is not None and len(sample) * len(text) > _COUNTS_AN_RE2_BYTE * len(utf8):
+            known = made_of(utf8, sample)
+        if known is None:
+            known = sum(map(text.count, sample)) == len(text)
+        if known:
+            return sample
     found: set[str] = set()
     rest = text
     for _ in range(passes):
@@ -82,6 +91,36 @@ def distinct_characters(text: str, passes: int = 16) -> set[str]:
 
 # The characters of a text's first stretch this long are counted through the whole text.
 _SAMPLE = 512
+# An RE2 pass over a byte costs about this many ``str.count`` steps over a character.
+_COUNTS_AN_RE2_BYTE = 3
+
+
+def made_of(utf8: bytes, characters: set[str]) -> bool | None:
+    """Whether the text whose ``encode("utf-8", "surrogatepass")`` form is ``utf8`` holds
+    no character but ``characters``: the bytes are a run of the characters' encodings, a
+    code in which no encoding starts another (one RE2 pass, Latin-1: byte by byte). None
+    when RE2 cannot tell (google-re2 missing, or refusing the program)."""
+    re2 = _re2()
+    if re2 is None:
+        return None
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    encodings = (char.encode("utf-8", "surrogatepass") for char in characters)
+    pattern = b"(?:" + b"|".join(b"".join(map(b"\\x%02x".__mod__, code)) for code in encodings) + b")*"
+    try:
+        return re2.compile(pattern, options).fullmatch(utf8) is not None
+    except re2.error:
+        return None
+
+
+@functools.cache
+def _re2() -> Any:
+    """The ``re2`` module, None without google-re2 (imported by the windows that ask)."""
+    try:
+        import re2  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return re2
 
 
 def repeats_within(text: str, most: int) -> bool:
@@ -155,11 +194,12 @@ def _facts_of(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
         # window is read whole rather than through a copy of nearly all of it. A window
         # that is its own NFKC is proven normal at once (even where its non-ASCII
         # characters as one string are not: jamo kept apart by an ASCII character).
-        distinct = {char for char in distinct_characters(window) if not char.isascii()}
+        distinct = {char for char in distinct_characters(window, utf8=utf8) if not char.isascii()}
         read = window
     else:
-        read = non_ascii_characters(utf8)
-        distinct = distinct_characters(read) if len(read) > _MANY else set(read)
+        non_ascii = utf8.translate(None, _ASCII_BYTES)  # (``non_ascii_characters``)
+        read = non_ascii.decode("utf-8", "surrogatepass")
+        distinct = distinct_characters(read, utf8=non_ascii) if len(read) > _MANY else set(read)
     invisible = frozenset(distinct & invisible_chars)
     if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", read):
         return WindowFacts(invisible, False, None, ascii_kept=ascii_kept(distinct))
