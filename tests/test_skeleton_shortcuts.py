@@ -121,3 +121,29 @@ def test_the_skeleton_is_the_one_a_search_of_the_whole_lowered_text_makes(text: 
     assert got.text == expected.text
     every = range(len(got.text))
     assert [got.span(i, i + 1) for i in every] == [expected.span(i, i + 1) for i in every]
+
+
+def _fold_word_letter_by_letter(match: v.Match) -> str:
+    """`_fold_word` as it was first written: a letter at a time, context first."""
+    word = match.group()
+    if word.isascii() or not (any(ch.isascii() for ch in word) or v._in_ascii_context(match)):
+        return word
+    folded = []
+    for char in word:
+        if char.isascii():
+            folded.append(char)
+        elif ord(char) in v.TO_ASCII:
+            folded.append(v.TO_ASCII[ord(char)])
+        else:
+            return word
+    return "".join(folded)
+
+
+_WORDS_AND_CONTEXT = "ab cd efgh \u0430\u0435\u043e\u0441\u0440\u043b\u0434\u0391\u03bf\u00e9\u4e2d.\n"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_WORDS_AND_CONTEXT), max_size=100))
+def test_a_word_folds_as_it_did_letter_by_letter(text: str) -> None:
+    for match in v._NON_ASCII_WORD.finditer(text):
+        assert v._fold_word(match) == _fold_word_letter_by_letter(match)

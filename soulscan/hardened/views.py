@@ -158,8 +158,8 @@ def _in_ascii_context(match: Match) -> bool:
         match.string[max(0, match.start() - 40) : match.start()]
         + match.string[match.end() : match.end() + 40]
     )
-    letters = [ch for ch in around if ch.isalpha()]
-    return len(letters) >= 6 and sum(ch.isascii() for ch in letters) >= 0.8 * len(letters)
+    letters = list(filter(str.isalpha, around))
+    return len(letters) >= 6 and sum(map(str.isascii, letters)) >= 0.8 * len(letters)
 
 
 def _fold_word(match: Match) -> str:
@@ -169,17 +169,16 @@ def _fold_word(match: Match) -> str:
     genuine Cyrillic or Greek words in their own text (`с`, `ее`) are left alone.
     """
     word = match.group()
-    if word.isascii() or not (any(ch.isascii() for ch in word) or _in_ascii_context(match)):
+    if word.isascii():
         return word
-    folded = []
-    for char in word:
-        if char.isascii():
-            folded.append(char)
-        elif ord(char) in TO_ASCII:
-            folded.append(TO_ASCII[ord(char)])
-        else:
-            return word
-    return "".join(folded)
+    # Whether every letter folds first: a word of another script holds a letter that does
+    # not (`л`), which one `translate` tells, before its context is read.
+    folded = word.translate(TO_ASCII)  # (every look-alike is one ASCII letter)
+    if not folded.isascii():
+        return word
+    if not (any(ch.isascii() for ch in word) or _in_ascii_context(match)):
+        return word
+    return folded
 
 
 def _lower(view: View, name: str) -> View:
