@@ -346,8 +346,10 @@ def _one_character_places(
     lengths place each span in the escaped stretch. Each match piece is the character's
     escape. Each after piece (41 characters escape to more than 40) and each before piece
     not cut at the line's start is shortened at 40 characters from the span, moved out of
-    an escape it falls inside: with no backslash but the escapes' own, a position is
-    inside one when the last backslash before it comes after the last ``}`` before it."""
+    an escape it falls inside: with no backslash but the escapes' own (each ``\\u{...}``
+    or ``\\x{..}``, none ``\\t``), a position is inside one when the last backslash
+    before it comes after the last ``}`` before it (the last end of an escape ends
+    ``\\u{`` of the last before it; the last character of the stretch is never a backslash)."""
     count = len(starts)
     first, last = starts[0], starts[-1]
     char = text[first]
@@ -371,20 +373,22 @@ def _one_character_places(
     next(places)
     match_starts = list(places)
     match_ends = list(map(width.__add__, match_starts))
-    repeat, rfind, zero = itertools.repeat, escaped.rfind, itertools.repeat(0)
+    repeat, zero = itertools.repeat, itertools.repeat(0)
+    # (the last backslash or brace before a position: a backslash when it is inside an escape)
+    last_mark = escaped.replace("}", "\\").rfind
     # Before pieces: the first few, cut at the line's start, as ``excerpt`` makes them; the
     # rest end 40 escaped characters back, moved on past an escape they fall inside.
     head = bisect.bisect_left(starts, line_start + BEFORE_LIMIT + 1)
     befores = [escape_bounded_left(text[max(line_start, start - BEFORE_LIMIT - 1) : start],
                                    BEFORE_LIMIT) for start in starts[:head]]
     cuts = list(map((-BEFORE_LIMIT).__add__, match_starts[head:]))
-    cuts = [escaped.find("}", cut) + 1 if backslash > brace else cut for backslash, brace, cut
-            in zip(map(rfind, repeat("\\"), zero, cuts), map(rfind, repeat("}"), zero, cuts), cuts)]
+    cuts = [escaped.find("}", cut) + 1 if escaped[mark] == "\\" else cut
+            for mark, cut in zip(map(last_mark, repeat("\\"), zero, cuts), cuts)]
     befores.extend(map(ELLIPSIS.__add__, map(escaped.__getitem__, map(slice, cuts, match_starts[head:]))))
     # After pieces: 40 escaped characters on, moved back to the start of an escape.
     cuts = list(map(AFTER_LIMIT.__add__, match_ends))
-    cuts = [backslash if backslash > brace else cut for backslash, brace, cut
-            in zip(map(rfind, repeat("\\"), zero, cuts), map(rfind, repeat("}"), zero, cuts), cuts)]
+    cuts = [mark if escaped[mark] == "\\" else cut
+            for mark, cut in zip(map(last_mark, repeat("\\"), zero, cuts), cuts)]
     afters = map(operator.add, map(escaped.__getitem__, map(slice, match_ends, cuts)), repeat(ELLIPSIS))
     return list(map(_new, repeat(Excerpt), zip(befores, repeat(shown), afters)))
 
