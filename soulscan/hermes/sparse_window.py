@@ -92,7 +92,7 @@ def distinct_characters(text: str, passes: int = 16, utf8: bytes | None = None) 
 # The characters of a text's first stretch this long are counted through the whole text.
 _SAMPLE = 512
 # An RE2 pass over a byte costs about this many ``str.count`` steps over a character.
-_COUNTS_AN_RE2_BYTE = 3
+_COUNTS_AN_RE2_BYTE = 2
 
 
 def made_of(utf8: bytes, characters: set[str]) -> bool | None:
@@ -106,9 +106,10 @@ def made_of(utf8: bytes, characters: set[str]) -> bool | None:
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     encodings = (char.encode("utf-8", "surrogatepass") for char in characters)
-    pattern = b"(?:" + b"|".join(b"".join(map(b"\\x%02x".__mod__, code)) for code in encodings) + b")*"
+    pattern = b"(?:" + b"|".join(b"".join(map(b"\\x%02x".__mod__, code)) for code in encodings) + b")*\\z"
     try:
-        return re2.compile(pattern, options).fullmatch(utf8) is not None
+        # (``match`` to ``\\z``: RE2's fully anchored match takes half as long again)
+        return re2.compile(pattern, options).match(utf8) is not None
     except re2.error:
         return None
 
