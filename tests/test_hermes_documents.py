@@ -368,3 +368,20 @@ def test_file_name_is_the_path_name(parts: list[str], absolute: bool, trailing_s
     """The label's file name is taken without building a Path: it must be the same name."""
     path = ("/" if absolute else "") + "/".join(parts) + ("/" if trailing_slash else "")
     assert _file_name(path) == Path(path).name
+
+
+@pytest.mark.parametrize("detail", [None, "frontmatter and leading BOMs (4 chars) removed unscanned"])
+def test_a_summary_built_at_once_is_the_dataclass_built_whole(detail: str | None) -> None:
+    import dataclasses
+    import pickle
+
+    from soulscan.hermes.documents import _new_summary
+    from soulscan.models import RuntimeSummary
+
+    built = _new_summary("load", (), 10, 9, detail)
+    whole = RuntimeSummary("load", (), 10, 9, detail)
+    assert built == whole and hash(built) == hash(whole) and repr(built) == repr(whole)
+    assert list(vars(built)) == list(vars(whole)) == [f.name for f in dataclasses.fields(RuntimeSummary)]
+    assert pickle.loads(pickle.dumps(built)) == whole
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.action = "block"  # type: ignore[misc]

@@ -73,7 +73,8 @@ class _KindPlan:
     # the text views with rules, in the order of their first rules: a view's anchors found by a
     # lookup shared with the views after it (ViewRules.present) are found in the same order
     text_views: tuple[str, ...]
-    analysed: dict[str, tuple[int, ...]]  # analysis view -> its rules: none match if it found nothing
+    # (place of an analysis view in ANALYSED_VIEWS, its rules): none match if it found nothing
+    analysed: tuple[tuple[int, tuple[int, ...]], ...]
     always: tuple[int, ...]  # rules of the runtime-aware views: each looks at the text itself
 
 
@@ -88,7 +89,7 @@ def _plan(kind: str) -> _KindPlan:
         rules,
         {rule.id: index for index, rule in enumerate(rules)},
         tuple(dict.fromkeys(rule.view for rule in rules if rule.view in VIEW_NAMES)),
-        {view: tuple(indexes) for view, indexes in analysed.items()},
+        tuple((ANALYSED_VIEWS.index(view), tuple(indexes)) for view, indexes in analysed.items()),
         tuple(
             index
             for index, rule in enumerate(rules)
@@ -97,8 +98,19 @@ def _plan(kind: str) -> _KindPlan:
     )
 
 
+# (a rule's pattern, label) -> does the pattern find the label: a few dozen labels (issue
+# kinds, secret names, encodings) each asked of the same rules in text after text
+_LABELLED: dict[tuple[str, int, str], bool] = {}
+
+
 def _labelled(rule: Rule, label: str) -> bool:
-    return rule.compiled.search(label) is not None
+    key = (rule.regex_source, rule.regex_flags, label)
+    found = _LABELLED.get(key)
+    if found is None:
+        if len(_LABELLED) >= 4096:  # labels carry no text, but bound the memo all the same
+            _LABELLED.clear()
+        found = _LABELLED[key] = rule.compiled.search(label) is not None
+    return found
 
 
 def _text_matches(rule: Rule, views: Views, spans: list[tuple[int, int]]) -> list[HardenedMatch]:
@@ -130,6 +142,8 @@ def _unscanned_visible(runtime: RuntimeDocument) -> list[tuple[int, int]]:
     for region in runtime.regions:
         scanned = region.scanned
         for span in region.visible:
+            if scanned is not None and scanned.start <= span.start and span.end <= scanned.end:
+                continue  # scanned whole (a file loaded whole): no piece is left
             pieces = [(span.start, span.end)]
             if scanned is not None:
                 pieces = [
@@ -235,12 +249,13 @@ class _Analysis:
         (the gate's answer for the whole view), the rules of an analysis that found
         something, and every other rule."""
         plan = _plan(self.kind)
-        found = {"unicode": self.issues, "secrets": self.secrets, "encoded": self.blobs}
         chosen = list(plan.always)
+        place, live = plan.index.__getitem__, self.view_rules.live
         for view in plan.text_views:
-            chosen += map(plan.index.__getitem__, self.view_rules.live(view))
-        for view, indexes in plan.analysed.items():
-            if found[view]:
+            chosen += map(place, live(view))
+        found = (self.issues, self.secrets, self.blobs)  # in ANALYSED_VIEWS' order
+        for number, indexes in plan.analysed:
+            if found[number]:
                 chosen += indexes
         chosen.sort()
         return list(map(plan.rules.__getitem__, chosen))
@@ -334,6 +349,8 @@ def _drop_hidden_markup_in_code(text: str, matches: list[HardenedMatch]) -> list
 
 
 def _mark_unscanned(matches: list[HardenedMatch], kind: str) -> list[HardenedMatch]:
+    if not matches:  # most files
+        return matches
     limit = unscanned_start(kind)
     if limit is None:
         return matches
@@ -348,6 +365,8 @@ def _mark_unscanned(matches: list[HardenedMatch], kind: str) -> list[HardenedMat
 
 
 def _dedupe(matches: list[HardenedMatch]) -> list[HardenedMatch]:
+    if len(matches) < 2:  # most files: nothing to sort or repeat
+        return list(matches)
     seen: set[tuple[str, int, int]] = set()
     unique = []
     for match in sorted(matches, key=lambda m: (m.start, m.end, m.rule.id)):

@@ -82,6 +82,9 @@ class ViewRules:
         self._shared_found: list[tuple[str, set[str]]] = []
         self._words: WordsIndex | None = None
         self._utf8: dict[int, bytes | None] = {}  # id of a PreparedText -> its text's UTF-8
+        # whether the rule supersets are built, asked once a text: sets built while it is
+        # worked on are used from the next (a superset only spares a search)
+        self._supersets_due: bool | None = None
 
     def prepared(self, view: str) -> PreparedText:
         """One PreparedText a view, so anchor folding is done once, not once a rule; views
@@ -103,32 +106,40 @@ class ViewRules:
         """Rule id -> search, for the rules of `view` whose anchors occur in its text."""
         live = self._live.get(view)
         if live is None:
-            live = view_gate(view, self.kind).live(self.prepared(view), self.present(view))
+            found = self.present(view)  # (which prepares the view)
+            live = view_gate(view, self.kind).live(self._prepared[view], found)
             self._live[view] = live
         return live
 
     def spans(self, rule: Rule) -> list[tuple[int, int]]:
         """Every match of a rule of a text view, in that view's offsets."""
-        search = self.live(rule.view).get(rule.id)
+        view = rule.view
+        search = self.live(view).get(rule.id)
         if search is None:
             return []
-        prepared = self.prepared(rule.view)
-        if (rule_supersets.due() and searched_by_pattern(rule)
+        # (``live`` has prepared the view and found its anchors)
+        prepared = self._prepared[view]
+        due = self._supersets_due
+        if due is None:
+            due = self._supersets_due = rule_supersets.due()
+        if (due and searched_by_pattern(rule)
                 and not rule_supersets.may_match(rule, self._encoded(prepared))):
             return []
-        words = self.words_index() if rule.view == "words" else None
-        return rule_spans(rule, search, prepared, words, self.present(rule.view))
+        words = self.words_index() if view == "words" else None
+        return rule_spans(rule, search, prepared, words, self._found[view])
 
     def _encoded(self, prepared: PreparedText) -> bytes | None:
         """A view's text as UTF-8, encoded once for every rule tried (None: a lone
         surrogate). Keyed by the object, which ``_prepared`` keeps alive."""
         key = id(prepared)
-        if key not in self._utf8:
-            try:
-                self._utf8[key] = prepared.text.encode("utf-8")
-            except UnicodeEncodeError:
-                self._utf8[key] = None
-        return self._utf8[key]
+        if key in self._utf8:
+            return self._utf8[key]
+        try:
+            encoded: bytes | None = prepared.text.encode("utf-8")
+        except UnicodeEncodeError:
+            encoded = None
+        self._utf8[key] = encoded
+        return encoded
 
     def words_index(self) -> WordsIndex:
         if self._words is None:
