@@ -9,7 +9,9 @@ where it repeats itself, once for each distinct space-separated chunk.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Sequence
 from itertools import accumulate, compress, islice
 
 import regex
@@ -148,22 +150,24 @@ def _boundary_before(text: str, index: int, floor: int) -> int:
 
 # A cluster with the character either side of it ("" at the ends of the text).
 ClusterKey = tuple[str, str, str]
-Judged = dict[ClusterKey, list[tuple[int, str]]]
+Judged = dict[ClusterKey, tuple[tuple[int, str], ...]]
 
 
-def _judge(key: ClusterKey, suspect: re.Pattern[str]) -> list[tuple[int, str]]:
+@functools.lru_cache(maxsize=4096)
+def _judge(key: ClusterKey, suspect: re.Pattern[str]) -> tuple[tuple[int, str], ...]:
     """(offset, class) of the suspects of a cluster that are not legit.
 
     Whether a suspect is legit depends only on its cluster, the characters either side
     and whether the cluster opens the text (`_legit_in_emoji` reads no further), so a
-    cluster is judged in the text made of those alone, and once for all its repeats."""
+    cluster is judged in the text made of those alone, and once for all its repeats (in
+    every text: the same emoji and invisibles recur from one text to the next)."""
     before, cluster, _ = key
     around = "".join(key)
-    return [
+    return tuple(
         (offset, _classify(char))
         for offset, char in enumerate(cluster)
         if suspect.match(char) and not _legit_in_emoji(around, len(before) + offset, cluster)
-    ]
+    )
 
 
 # A text with more than one suspect every this many characters (in its first
@@ -262,7 +266,7 @@ def _suspects_in_dense_text(text: str, pattern: re.Pattern[str]) -> list[tuple[i
     return found
 
 
-def _shifted(suspects: list[tuple[int, str]], by: int) -> list[tuple[int, str]]:
+def _shifted(suspects: Sequence[tuple[int, str]], by: int) -> list[tuple[int, str]]:
     return [(by + offset, kind) for offset, kind in suspects]
 
 
@@ -286,7 +290,7 @@ def _suspects_in_every_cluster(text: str, pattern: re.Pattern[str]) -> list[tupl
     if not looked_at:
         return []
     last = len(clusters) - 1
-    reported: list[tuple[int, list[tuple[int, str]]]] = []
+    reported: list[tuple[int, tuple[tuple[int, str], ...]]] = []
     for index in compress(range(len(clusters)), map(looked_at.__contains__, clusters)):
         cluster = clusters[index]
         if cluster in at_edge:

@@ -40,12 +40,6 @@ _ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9 ][^A-Za-z0-9]*| [^A-Za-z0-9]+")
 # The non-ASCII characters on which the two forms differ: a text without any (emoji, dashes
 # and curly double quotes in English prose) takes the ASCII form too.
 _UNICODE_WORD_OR_JOINER = regex.compile(r"[\p{L}\p{N}\u2019\u02bc]")
-# The ASCII form by C passes: every character but [A-Za-z0-9] made a space. A run of
-# separators of one character is replaced by one space, which maps it no differently: only
-# the longer ones, runs of spaces there, are listed when a span is mapped.
-_SEPARATOR_TO_SPACE = str.maketrans(
-    {chr(code): " " for code in range(128) if not chr(code).isalnum()}
-)
 _SPACES = re.compile("  +")
 
 # ASCII-only patterns use `re`, which runs them about twice as fast as `regex`.
@@ -240,8 +234,7 @@ def _single_spaced(view: View, plain: bool, rare: int) -> tuple[View, list[str] 
     text = view.text
     kept: list[str] = []
     if plain:
-        ascii = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
-        spaced = ascii.translate(_SEPARATOR_TO_SPACE)
+        spaced = text.encode("ascii", "replace").translate(_SEPARATOR_BYTES).decode("ascii")
     elif rare * _SPARSE_NON_ASCII <= len(text):
         spaced, kept = _spaced_keeping(text)
     else:
@@ -269,6 +262,10 @@ _SPARSE_NON_ASCII = 16
 # What stands for a non-ASCII letter or digit in the spaced text: a control character, which
 # `_SEPARATOR_BYTES` makes a space wherever the text holds one.
 _STAND_IN = "\x01"
+# The ASCII form by C passes, one byte a character (`encode` writes "?" for a non-ASCII
+# one): every character but [A-Za-z0-9] made a space. A run of separators of one character
+# is replaced by one space, which maps it no differently: only the longer ones, runs of
+# spaces there, are listed when a span is mapped.
 _SEPARATOR_BYTES = bytes(code if chr(code).isascii() and chr(code).isalnum() else 32 for code in range(256))
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{N}]")
