@@ -119,7 +119,7 @@ def test_the_path_turns_away_what_it_cannot_show(change: str) -> None:
 @given(st.lists(st.sampled_from(PIECES + TURNED_AWAY + ["\n", "\u2800", "\ue000"]), max_size=40).map("".join),
        st.integers(0, 40))
 def test_escaping_by_replacement_is_escape_text(text: str, most: int) -> None:
-    escaped = escape_replacing(text, most)
+    escaped = escape_replacing(text, set(text), most)
     if escaped is not None:
         assert escaped == escape_text(text)
     else:

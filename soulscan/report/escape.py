@@ -134,13 +134,14 @@ class EscapedText:
         return cls("".join(pieces), offsets)
 
 
-def escape_replacing(text: str, most: int) -> str | None:
-    """``escape_text(text)`` by one C-level replacement a distinct hidden character, or
-    None when ``text`` holds more than ``most`` of them. A stretch dense with emoji
-    sequences holds a few distinct hidden characters in thousands of runs: a callback a run
-    (``escape_text``) or a lookup a character (``EscapedText``) costs more than a pass a
-    character. An escape is printable ASCII, so no replacement meets another's escape."""
-    hidden = _HIDDEN.findall("".join(set(text)))
+def escape_replacing(text: str, characters: Iterable[str], most: int) -> str | None:
+    """``escape_text(text)``, ``characters`` being those of ``text``, by one C-level
+    replacement a distinct hidden character, or None when ``text`` holds more than ``most``
+    of them. A stretch dense with emoji sequences holds a few distinct hidden characters in
+    thousands of runs: a callback a run (``escape_text``) or a lookup a character
+    (``EscapedText``) costs more than a pass a character. An escape is printable ASCII, so
+    no replacement meets another's escape."""
+    hidden = _HIDDEN.findall("".join(characters))
     if len(hidden) > most:
         return None
     for char in hidden:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from soulscan.hardened.secrets import redact
+from soulscan.hermes.sparse_window import distinct_characters
 from soulscan.models import Location
 from soulscan.report.escape import (
     ELLIPSIS,
@@ -362,7 +363,9 @@ def _one_character_places(
     stretch = text[low:reach]
     if "\\" in stretch or "\t" in stretch or "\r" in stretch:
         return None
-    escaped = escape_replacing(stretch, _FEW_HIDDEN)
+    # (its characters told by a sample of its start: a set of it makes an object a character)
+    characters = distinct_characters(stretch, utf8=stretch.encode("utf-8", "surrogatepass"))
+    escaped = escape_replacing(stretch, characters, _FEW_HIDDEN)
     if escaped is None:
         return None
     shown = escape_text(char)
