@@ -74,20 +74,12 @@ BASE32_DECODER = Decoder("base32", decode_base32, 1)
 HEX_DECODER = Decoder("hex", decode_hex, 1)
 
 
-def blobs_in_run(run: str) -> tuple[Kept, ...]:
-    """The kept base64, base32 and hex decodings in one candidate run, offsets in the run.
-
-    A run's blobs depend on the run alone (every blob pattern stops at its edges), so
-    the short runs that recur (identifiers, dates, paths) are worked out once."""
-    if len(run) <= _CACHED_RUN_CHARS:
-        return _cached_blobs_in_run(run)
-    return _find_blobs_in_run(run)
-
-
 def blobs_in_runs(text: str, runs: list[tuple[int, int]]) -> list[Kept]:
-    """`blobs_in_run` of each of the `runs` of `text`, in order, offsets in the text: one
-    loop (a text holds dozens of runs, most with no blob) with no call a run but the
-    cache's."""
+    """The kept base64, base32 and hex decodings in the candidate `runs` of `text`, in
+    order, offsets in the text. A run's blobs depend on the run alone (every blob pattern
+    stops at its edges), so the short runs that recur (identifiers, dates, paths) are
+    worked out once. One loop in which a short run costs a cache lookup and no other call
+    (a text holds dozens of runs, most with no blob)."""
     found: list[Kept] = []
     cached = _cached_blobs_in_run
     for start, end in runs:
