@@ -14,7 +14,12 @@ whatever one rule it reads, but several rules together reach many more DFA state
 all a view's rules costs 2-5 ns a byte once warm, 15-21 cold, and the words view's 15-18
 either way; groups of two to four rules in pack order cost about what they spare (the
 corpora's searches: 0.31 s cold, 0.25 warm one a rule; 0.31-0.45 and 0.26-0.29 by groups,
-each pass answering for every rule of its group). The sets are
+each pass answering for every rule of its group). Also measured over the corpora's searches
+and not taken: a set of two rules often live together reads a text in little more than one
+rule's time when timed alone, but within the pipeline the best 13 such pairs cost 0.44 s of
+CPU where one set a rule costs 0.40; a set a branch of a rule's alternation, 5-7x slower
+than its one set; counted repeats of over 8 or 4 copies made unbounded (not over 16, as
+``re2_regex.LOOSE_ABOVE``), and Latin-1 sets for ASCII texts, no faster; 32 MB a set, not 4, no faster (no DFA refills). The sets are
 built when the hardened literal sets are (``soulscan.engine.re2_literals``: after the same
 million characters looked up, so a one-file run never imports ``re2``), each at its rule's
 first search after that.
