@@ -19,10 +19,10 @@ and not taken: a set of two rules often live together reads a text in little mor
 rule's time when timed alone, but within the pipeline the best 13 such pairs cost 0.44 s of
 CPU where one set a rule costs 0.40; a set a branch of a rule's alternation, 5-7x slower
 than its one set; counted repeats of over 8 or 4 copies made unbounded (not over 16, as
-``re2_regex.LOOSE_ABOVE``), and Latin-1 sets for ASCII texts, no faster; 32 MB a set, not 4, no faster (no DFA refills). The sets are
-built when the hardened literal sets are (``soulscan.engine.re2_literals``: after the same
-million characters looked up, so a one-file run never imports ``re2``), each at its rule's
-first search after that.
+``re2_regex.LOOSE_ABOVE``), Latin-1 sets for ASCII texts, and 32 MB a set, not 4: no
+faster (no DFA refills). The sets are built when the hardened literal sets are
+(``soulscan.engine.re2_literals``: after the same million characters looked up, so a
+one-file run never imports ``re2``), each at its rule's first search after that.
 """
 
 from __future__ import annotations
