@@ -76,7 +76,7 @@ def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None
 
 
 _new = tuple.__new__  # a named tuple built without its Python-level ``__new__`` (one a finding)
-_LINE_AND_END_LINE = operator.itemgetter(0, 2)
+_LINE, _END_LINE = operator.itemgetter(0), operator.itemgetter(2)  # of a Location
 _COLUMN, _END_COLUMN = operator.itemgetter(1), operator.itemgetter(3)  # of a Location
 
 # A line longer than this is screened for secrets around each finding, not as a whole.
@@ -208,7 +208,8 @@ class FileExcerpts:
         the same offsets from the span, so an excerpt is known by the text it shows, cut
         out in one C-level pass over all of them."""
         number = locations[0][0]
-        if set(map(_LINE_AND_END_LINE, locations)) != {(number, number)}:
+        # (every line and end line is the first line: each location ends on or after its line)
+        if not min(map(_LINE, locations)) == max(map(_END_LINE, locations)) == number:
             return None
         line = self._lines.get(number) or self._line(number)
         if line.short:
@@ -348,9 +349,8 @@ def _one_character_places(
     escape. Each after piece (41 characters escape to more than 40) and each before piece
     not cut at the line's start is shortened at 40 characters from the span, moved out of
     an escape it falls inside: with no backslash but the escapes' own (each ``\\u{...}``
-    or ``\\x{..}``, none ``\\t``), a position is inside one when the last backslash
-    before it comes after the last ``}`` before it (the last end of an escape ends
-    ``\\u{`` of the last before it; the last character of the stretch is never a backslash)."""
+    or ``\\x{..}``, none ``\\t``) and no ``}`` inside one, a position is inside an escape
+    when the last backslash before it comes after the last ``}`` before it."""
     count = len(starts)
     first, last = starts[0], starts[-1]
     char = text[first]
@@ -377,7 +377,8 @@ def _one_character_places(
     match_starts = list(places)
     match_ends = list(map(width.__add__, match_starts))
     repeat, zero = itertools.repeat, itertools.repeat(0)
-    # (the last backslash or brace before a position: a backslash when it is inside an escape)
+    # (the last backslash or brace before a position: a backslash when it is inside an
+    # escape; -1 when there is none, and the escaped stretch never ends with a backslash)
     last_mark = escaped.replace("}", "\\").rfind
     # Before pieces: the first few, cut at the line's start, as ``excerpt`` makes them; the
     # rest end 40 escaped characters back, moved on past an escape they fall inside.
