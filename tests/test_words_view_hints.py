@@ -7,6 +7,7 @@ which runs every pass; these check each hint against its pattern, character by c
 
 from __future__ import annotations
 
+import re
 import sys
 
 import regex
@@ -57,6 +58,21 @@ _BREAK_ALPHABET = "a-- \t\t\r\n\n\x0b\x1c\x85\u2028\u00a0x"
 def test_a_text_with_a_broken_word_is_never_ruled_out(text: str) -> None:
     if w._LINE_BREAK_HYPHEN.search(text):
         assert w._may_break_words(text)
+
+
+_OLD_LINE_BREAK_HINT = re.compile(r"-[ \t]{0,4}\r?\n[ \t]{0,4}[^ \t\n\r-]")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_BREAK_ALPHABET + "-\n"), max_size=30))
+def test_the_break_hint_reads_the_character_before_each_hyphen_as_a_step_did(text: str) -> None:
+    """One search with the look-behind after the `-` finds a hint exactly where the hints
+    found one by one, each with the character before it checked, found one."""
+    one_by_one = any(
+        hint.start() and text[hint.start() - 1] not in w._NOT_BEFORE_A_BREAK
+        for hint in _OLD_LINE_BREAK_HINT.finditer(text)
+    )
+    assert w._may_break_words(text) == one_by_one
 
 
 @settings(max_examples=1000, deadline=None)
