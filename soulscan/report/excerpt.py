@@ -370,31 +370,36 @@ def _one_character_places(
         return None
     shown = escape_text(char)
     width = len(shown)
-    # (where each span starts and ends in ``escaped``)
+    # (where each span starts in ``escaped``; it ends ``width`` on)
     between = escaped.split(shown, count)[:count]
     places = itertools.accumulate(map(width.__add__, map(len, between)), initial=-width)
     next(places)
     match_starts = list(places)
-    match_ends = list(map(width.__add__, match_starts))
-    repeat, zero = itertools.repeat, itertools.repeat(0)
     # (the last backslash or brace before a position: a backslash when it is inside an
     # escape; -1 when there is none, and the escaped stretch never ends with a backslash)
-    last_mark = escaped.replace("}", "\\").rfind
-    # Before pieces: the first few, cut at the line's start, as ``excerpt`` makes them; the
-    # rest end 40 escaped characters back, moved on past an escape they fall inside.
-    head = bisect.bisect_left(starts, line_start + BEFORE_LIMIT + 1)
-    befores = [escape_bounded_left(text[max(line_start, start - BEFORE_LIMIT - 1) : start],
-                                   BEFORE_LIMIT) for start in starts[:head]]
-    cuts = list(map((-BEFORE_LIMIT).__add__, match_starts[head:]))
-    cuts = [escaped.find("}", cut) + 1 if escaped[mark] == "\\" else cut
-            for mark, cut in zip(map(last_mark, repeat("\\"), zero, cuts), cuts)]
-    befores.extend(map(ELLIPSIS.__add__, map(escaped.__getitem__, map(slice, cuts, match_starts[head:]))))
-    # After pieces: 40 escaped characters on, moved back to the start of an escape.
-    cuts = list(map(AFTER_LIMIT.__add__, match_ends))
-    cuts = [mark if escaped[mark] == "\\" else cut
-            for mark, cut in zip(map(last_mark, repeat("\\"), zero, cuts), cuts)]
-    afters = map(operator.add, map(escaped.__getitem__, map(slice, match_ends, cuts)), repeat(ELLIPSIS))
-    return list(map(_new, repeat(Excerpt), zip(befores, repeat(shown), afters)))
+    last_mark, find = escaped.replace("}", "\\").rfind, escaped.find
+    excerpts: list[Excerpt] = []
+    append = excerpts.append
+    for match_start in match_starts:  # (one turn a finding, a thousand in a file)
+        # The before piece ends 40 escaped characters back, moved on past an escape it
+        # falls inside; the after piece 40 on, moved back to the start of one.
+        cut = match_start - BEFORE_LIMIT
+        if escaped[last_mark("\\", 0, cut)] == "\\":
+            cut = find("}", cut) + 1
+        match_end = match_start + width
+        after_cut = match_end + AFTER_LIMIT
+        mark = last_mark("\\", 0, after_cut)
+        if escaped[mark] == "\\":
+            after_cut = mark
+        append(_new(Excerpt, (ELLIPSIS + escaped[cut:match_start], shown,
+                              escaped[match_end:after_cut] + ELLIPSIS)))
+    # The first few before pieces are cut at the line's start: as ``excerpt`` makes them
+    # (in place of the loop's, cut before it)
+    for position in range(bisect.bisect_left(starts, line_start + BEFORE_LIMIT + 1)):
+        start = starts[position]
+        before = escape_bounded_left(text[max(line_start, start - BEFORE_LIMIT - 1) : start], BEFORE_LIMIT)
+        excerpts[position] = _new(Excerpt, (before, shown, excerpts[position].after))
+    return excerpts
 
 
 # The most distinct hidden characters a stretch is escaped with one pass each.
