@@ -7,6 +7,7 @@ image data, hashes and UUIDs never become findings. What is kept is rescanned by
 from __future__ import annotations
 
 import codecs
+import operator
 import re
 import string
 from collections.abc import Callable, Iterable, Iterator
@@ -283,11 +284,7 @@ class _Kept:
         return sorted(blobs, key=_START) if len(blobs) > 1 else blobs
 
 
-def _start(blob: DecodedBlob) -> int:
-    return blob.start
-
-
-_START = _start
+_START = operator.attrgetter("start")
 
 
 def decode_blobs(text: str) -> list[DecodedBlob]:
