@@ -1,8 +1,8 @@
 """The text-view rules of one kind of file (raw, nfkc, skeleton, words) over one text's views.
 
-Each view's text is prepared (folded) once; the anchors of the view's gate are looked up
-once, and once for every view with the same folded text (most texts read the same raw, NFKC
-and skeleton); the gate then says which rules, and which of their branches, can match; a live rule
+Each view's text is prepared (folded) once; the anchors of the raw, NFKC and skeleton gates
+are looked up together, once a distinct folded text of those views (most texts fold the
+same in all three), and the words view's once; the gate then says which rules, and which of their branches, can match; a live rule
 whose RE2 superset finds nothing in the view (``soulscan.hardened.rule_supersets``, once
 the RE2 sets are built) is not searched; the others only where a match can start
 (``soulscan.hardened.branch_search``), with what the lookup found ruling out the start
@@ -21,7 +21,7 @@ from soulscan.hardened.branch_search import BranchSearch
 from soulscan.hardened.gate import ViewGate
 from soulscan.hardened.views import Views
 
-# Views whose anchors one finder looks up together when their folded texts are equal.
+# Views whose gates' anchors one finder looks up together, once a distinct folded text.
 SHARED_VIEWS = ("raw", "nfkc", "skeleton")
 
 
