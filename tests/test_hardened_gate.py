@@ -144,6 +144,16 @@ def test_words_start_strings_are_looked_up_and_tested() -> None:
                 assert start <= words.anchors and start in words._tests[test]
 
 
+@pytest.mark.parametrize("view", VIEW_NAMES)
+def test_every_anchor_a_test_reads_is_looked_up(view: str) -> None:
+    # an anchor a test reads but no finder looks up would be absent from every text: the
+    # test would rule out a rule that matches
+    gate_ = view_gate(view, "agents")
+    for test in gate_._tests:
+        for group in test:
+            assert group <= gate_.anchors | {NON_ASCII}, (view, sorted(group))
+
+
 # Pieces of attacks and their near misses, glued with the separators and markup the views undo.
 _PIECES = st.sampled_from(EXAMPLES).map(lambda text: text[:120])
 _GLUE = st.sampled_from([" ", "\n", "-\n", "**", "<b>", "&#105;", "\u200b", " now ", ". ", "1", ""])
