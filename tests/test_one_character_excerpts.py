@@ -6,6 +6,7 @@ split at the character's escapes, the cuts moved out of the escapes they fall in
 from __future__ import annotations
 
 import random
+import re
 from unittest import mock
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from soulscan.models import Location
 from soulscan.report import excerpt as excerpt_module
-from soulscan.report.escape import escape_replacing, escape_text
+from soulscan.report.escape import escape_char, escape_replacing, escape_text
 from soulscan.report.excerpt import AFTER_LIMIT, BEFORE_LIMIT, Excerpt, FileExcerpts
 from soulscan.textpos import LineIndex
 from tests.test_file_excerpts import whole_line_excerpt
@@ -131,3 +132,20 @@ def test_excerpts_are_named_tuples() -> None:
     starts = [at for at, char in enumerate(text) if char == "\u200d"][:50]
     shown = excerpt_module._one_character_places(text, 0, starts, starts[-1] + 2 + AFTER_LIMIT)
     assert shown is not None and all(type(item) is Excerpt for item in shown)
+
+
+def test_every_escape_is_braced_but_the_short_ones_the_path_turns_away() -> None:
+    """The path tells a cut inside an escape by the last backslash and brace before it: it
+    holds only while every escape but ``\\t``, ``\\n`` and ``\\r`` is ``\\u{HEX}`` or
+    ``\\x{HEX}`` (one backslash, one closing brace at its end). A new short escape would
+    make it cut one in two silently; this fails first."""
+    braced = re.compile(r"\\[ux]\{[0-9A-F]{2,6}\}")
+    short = {}
+    for code_point in range(0x110000):
+        char = chr(code_point)
+        escaped = escape_char(char)
+        if braced.fullmatch(escaped) is None:
+            short[char] = escaped
+    assert short == {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+    # tab and CR turn the path away; a newline ends the line the places lie on
+    assert {"\t", "\r"} <= set(TURNED_AWAY)
