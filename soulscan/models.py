@@ -117,6 +117,17 @@ class RuntimeSummary:
     detail: str | None = None  # why a skip; what truncation dropped
 
 
+def new_runtime_summary(action: str, ids: tuple[str, ...], chars_total: int, chars_loaded: int,
+                        detail: str | None) -> RuntimeSummary:
+    """``RuntimeSummary(...)`` of every field, without the frozen dataclass's ``__init__``
+    (an ``object.__setattr__`` a field): one is built for every file loaded whole. The same
+    object in every way (tested), as ``new_finding`` builds a finding."""
+    summary: RuntimeSummary = _object_new(RuntimeSummary)
+    summary.__dict__.update({"action": action, "ids": ids, "chars_total": chars_total,
+                             "chars_loaded": chars_loaded, "detail": detail})
+    return summary
+
+
 @dataclass(frozen=True)
 class FileResult:
     """The runtime verdict and findings of one scanned file."""

@@ -45,7 +45,14 @@ from soulscan.hermes.documents import (
 from soulscan.hermes.sections import judge_section
 from soulscan.hermes.sources import CURSORRULES_NAME, cursor_rule_files, decode_runtime_text
 from soulscan.hermes.truncation import DEFAULT_MAX_CHARS
-from soulscan.models import FileResult, Finding, RuntimeSummary, ScanError, ScanReport
+from soulscan.models import (
+    FileResult,
+    Finding,
+    RuntimeSummary,
+    ScanError,
+    ScanReport,
+    new_runtime_summary,
+)
 
 if TYPE_CHECKING:
     from soulscan.parallel import SharedWork
@@ -219,9 +226,7 @@ def _whole_context_result(display: str, kind: str, path: str, data: bytes,
         return _result(display, kind, whole_document(path, kind, label, text, judged), options)
     # ``documents.whole_summary`` of a clean section: no frontmatter is removed here, so
     # its text starts after the leading whitespace alone (no detail)
-    summary = _new_object(RuntimeSummary)
-    summary.__dict__.update({"action": "load", "ids": (), "chars_total": len(text),
-                             "chars_loaded": len(judged.prepared.scanned), "detail": None})
+    summary = new_runtime_summary("load", (), len(text), len(judged.prepared.scanned), None)
     return new_file_result(display, kind, summary, ())
 
 

@@ -375,10 +375,9 @@ def test_a_summary_built_at_once_is_the_dataclass_built_whole(detail: str | None
     import dataclasses
     import pickle
 
-    from soulscan.hermes.documents import _new_summary
-    from soulscan.models import RuntimeSummary
+    from soulscan.models import RuntimeSummary, new_runtime_summary
 
-    built = _new_summary("load", (), 10, 9, detail)
+    built = new_runtime_summary("load", (), 10, 9, detail)
     whole = RuntimeSummary("load", (), 10, 9, detail)
     assert built == whole and hash(built) == hash(whole) and repr(built) == repr(whole)
     assert list(vars(built)) == list(vars(whole)) == [f.name for f in dataclasses.fields(RuntimeSummary)]

@@ -45,7 +45,7 @@ from soulscan.hermes.truncation import (
     plan_cut,
     truncate_content,
 )
-from soulscan.models import RuntimeSummary
+from soulscan.models import RuntimeSummary, new_runtime_summary
 
 CONTEXT_KINDS: Final = ("soul", "hermes", "agents", "claude", "cursorrules", "mdc")
 MEMORY_KINDS: Final = ("memory", "user")
@@ -188,21 +188,7 @@ def whole_summary(text: str, judged: JudgedSection, chars_total: int | None = No
     start = judged.prepared.start
     skipped = start and start - (len(text) - len(text.lstrip()))
     detail = f"frontmatter and leading BOMs ({skipped} chars) removed unscanned" if skipped else None
-    return _new_summary("load", (), len(text), len(judged.prepared.scanned), detail)
-
-
-_new_object = object.__new__
-
-
-def _new_summary(action: str, ids: tuple[str, ...], chars_total: int, chars_loaded: int,
-                 detail: str | None) -> RuntimeSummary:
-    """``RuntimeSummary(...)`` of every field, without the frozen dataclass's ``__init__``
-    (an ``object.__setattr__`` a field): one is built for every file loaded whole. The same
-    object in every way (tested), as ``pipeline.new_file_result`` builds a result."""
-    summary: RuntimeSummary = _new_object(RuntimeSummary)
-    summary.__dict__.update({"action": action, "ids": ids, "chars_total": chars_total,
-                             "chars_loaded": chars_loaded, "detail": detail})
-    return summary
+    return new_runtime_summary("load", (), len(text), len(judged.prepared.scanned), detail)
 
 
 def _cut_touches(cut: Cut, start: int, length: int) -> bool:
