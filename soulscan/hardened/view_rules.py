@@ -2,11 +2,11 @@
 
 Each view's text is prepared (folded) once; the anchors of the raw, NFKC and skeleton gates
 are looked up together, once a distinct folded text of those views (most texts fold the
-same in all three), and the words view's once; the gate then says which rules, and which of their branches, can match; a live rule
-whose RE2 superset finds nothing in the view (``soulscan.hardened.rule_supersets``, once
-the RE2 sets are built) is not searched; the others only where a match can start
-(``soulscan.hardened.branch_search``), with what the lookup found ruling out the start
-strings the text cannot hold.
+same in all three), and the words view's once; the gate then says which rules, and which
+of their branches, can match; a live rule whose RE2 superset finds nothing in the view
+(``soulscan.hardened.rule_supersets``, once the RE2 sets are built) is not searched; the
+others only where a match can start (``soulscan.hardened.branch_search``), with what the
+lookup found ruling out the start strings the text cannot hold.
 """
 
 from __future__ import annotations

@@ -235,19 +235,13 @@ def _write_file(result: FileResult, newline: str, inner: str, deeper: str,
         f'{inner}"kind": {_encode_string(result.kind)},'
         f'{inner}"runtime": {{{deeper}"action": {_encode_string(runtime.action)},'
         f'{deeper}"ids": ')
-    if runtime.ids:
-        _write([escape_text(runtime_id) for runtime_id in runtime.ids], deeper, parts)
-    else:
-        parts.append("[]")
+    _write([escape_text(runtime_id) for runtime_id in runtime.ids], deeper, parts)
     detail = "null" if runtime.detail is None else _encode_string(escape_text(runtime.detail))
     parts.append(
         f',{deeper}"chars_total": {int.__repr__(runtime.chars_total)},'
         f'{deeper}"chars_loaded": {int.__repr__(runtime.chars_loaded)},'
         f'{deeper}"detail": {detail}{inner}}},{inner}"findings": ')
-    if result.findings:
-        _write([_finding(finding) for finding in result.findings], inner, parts)
-    else:
-        parts.append("[]")
+    _write([_finding(finding) for finding in result.findings], inner, parts)
     parts.append(newline + "}")
 
 
