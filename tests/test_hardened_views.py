@@ -292,3 +292,34 @@ def test_fillers_found_from_the_words_are_those_a_split_finds(pieces: list[str],
     assert (got.text, got.tokens) == (expected.text, expected.tokens)
     for i in range(len(got.text)):
         assert got.span(i, i + 1) == expected.span(i, i + 1)
+
+
+def test_lowering_a_lower_case_text_changes_nothing() -> None:
+    """What `folded_from_lower` rests on: every character's lower case lowers to itself, and
+    only `İ` lowers to more than one character (every code point)."""
+    unstable = [hex(code) for code in range(0x110000) if (low := chr(code).lower()).lower() != low]
+    longer = [hex(code) for code in range(0x110000) if len(chr(code).lower()) != 1]
+    assert (unstable, longer) == ([], ["0x130"])
+
+
+# Characters `fold` treats apart (`İ`, `ı`, `ſ`, the Kelvin sign), a final sigma, what the
+# skeleton rewrites before lowering (an entity, an invisible, full-width letters), a
+# look-alike word and plain ASCII.
+_FOLD_PIECES = [
+    "\u0130", "\u0131", "\u017f", "\u212a", "\u03a3", "\u03c3", "&amp;", "\u200b", "\uff29",
+    "\u0456gnore", "IGNORE", "ignore", " ", ".", "\u00c9", "\U0001f600",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FOLD_PIECES), max_size=12))
+def test_a_views_fold_is_the_one_prepared_text_makes(pieces: list[str]) -> None:
+    """`Views.folded` lowers no text twice and folds each view as `PreparedText` would; the
+    raw text and the skeleton that is its lower case share one fold."""
+    from soulscan.engine.matcher import PreparedText
+
+    views = Views("".join(pieces))
+    for name in ("skeleton", "words", "raw", "nfkc"):
+        assert views.folded(name) == PreparedText(views.get(name).text).folded, name
+    if views.skeleton.text is views.lowered and views.text.isascii():
+        assert views.folded("raw") is views.folded("skeleton")

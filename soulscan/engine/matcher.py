@@ -177,6 +177,17 @@ class PreparedText:
         return _compile_exact(rule.exact_source) if self._needs_exact[guard] else rule.compiled
 
 
+def folded_from_lower(lowered: str, ascii: bool) -> str:
+    """``PreparedText(text).folded`` for a text whose lower case is `lowered`, as long as the
+    text (no ``İ`` in it), and which is ASCII when `ascii`: ``fold`` lowers every character
+    but ``İ``, then replaces two lower-case ones. A text a view lowered is not lowered again
+    to be folded: lowering a lower-case text changes nothing (tests/test_hardened_views.py
+    checks every code point)."""
+    if ascii:
+        return lowered
+    return lowered.replace("\u0131", "i").replace("\u017f", "s") + anchors.NON_ASCII
+
+
 def _prepared(text: str | PreparedText) -> PreparedText:
     return text if isinstance(text, PreparedText) else PreparedText(text)
 

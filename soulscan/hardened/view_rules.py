@@ -98,7 +98,7 @@ class ViewRules:
                     prepared = other
                     break
             else:
-                prepared = PreparedText(text)
+                prepared = PreparedText(text, folded=self.views.folded(view))
             self._prepared[view] = prepared
         return prepared
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 
 import regex
 
+from soulscan.engine.matcher import PreparedText, folded_from_lower
 from soulscan.hardened.confusables_data import TO_ASCII
 from soulscan.hardened.view_offsets import EditedMap, Edits
 from soulscan.hardened.view_rewrite import (
@@ -38,6 +39,8 @@ from soulscan.hardened.view_rewrite import (
 from soulscan.hardened.words_view import words_view
 
 VIEW_NAMES = ("raw", "nfkc", "skeleton", "words")
+# The views whose text is lower-case: lowering it again changes nothing.
+_LOWER_CASE_VIEWS = ("skeleton", "words")
 
 
 _ENTITY = regex.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
@@ -181,8 +184,10 @@ def _fold_word(match: Match) -> str:
     return folded
 
 
-def _lower(view: View, name: str) -> View:
-    lowered = view.text.lower()
+def _lower(view: View, name: str, lowered: str | None = None) -> View:
+    """`lowered`: the text's lower case, when it is known."""
+    if lowered is None:
+        lowered = view.text.lower()
     if len(lowered) == len(view.text):
         return View(name, lowered, view.offsets)
     # `İ` is the only character whose lower case is longer (i + U+0307): it alone goes by rewrite,
@@ -200,11 +205,15 @@ def nfkc_view(raw: View, rare: str | None = None) -> View:
 
 
 def skeleton_view(
-    raw: View, rare: str | None = None, nfkc: Callable[[], View] | None = None
+    raw: View,
+    rare: str | None = None,
+    nfkc: Callable[[], View] | None = None,
+    lowered: Callable[[], str] | None = None,
 ) -> View:
     """`rare`: the non-ASCII characters of the text, when they are known; `nfkc`: the nfkc
     view of the text, which the skeleton's own NFKC pass makes too when the passes before
-    it changed nothing."""
+    it changed nothing; `lowered`: the text's lower case, which the skeleton is too when
+    those passes changed nothing."""
     # Passes that only touch `&`, non-ASCII or look-alike characters are skipped on texts
     # without any: most prose is ASCII.
     view = raw
@@ -232,7 +241,7 @@ def skeleton_view(
             view = _deleted_at(view, _COMBINING_AFTER_NFKC, _NON_ASCII_CHAR)
         else:
             view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
-    view = _lower(view, "skeleton")
+    view = _lower(view, "skeleton", lowered() if lowered and view.text is raw.text else None)
     if _may_hold_confusable(rare) and _CONFUSABLE.search(view.text):
         view = _fold_spoofed_words(view)
     return view
@@ -324,6 +333,10 @@ class Views:
         self.text = text
         self._built: dict[str, View] = {}
         self._rare: str | None = None
+        self._lowered: str | None = None
+        # (a lower-cased text, whether the text folded is ASCII, its fold): the raw text and
+        # the skeleton that is its lower case share one fold
+        self._folds: list[tuple[str, bool, str]] = []
 
     @property
     def rare(self) -> str:
@@ -331,6 +344,32 @@ class Views:
         if self._rare is None:
             self._rare = non_ascii_chars(self.text)
         return self._rare
+
+    @property
+    def lowered(self) -> str:
+        """The text lower-cased: the skeleton of most texts, and what their folds are made of."""
+        if self._lowered is None:
+            self._lowered = self.text.lower()
+        return self._lowered
+
+    def folded(self, name: str) -> str:
+        """`PreparedText(<text of view name>).folded`, lowering no text twice: the skeleton
+        and words views are lower-case, and the raw text (and an NFKC view that is the same)
+        is folded from `lowered` unless it holds an `İ` (`folded_from_lower`)."""
+        text = self.get(name).text
+        if name in _LOWER_CASE_VIEWS:
+            lowered = text
+        elif text is self.text and len(self.lowered) == len(text):
+            lowered = self.lowered
+        else:
+            return PreparedText(text).folded
+        ascii = text.isascii()
+        for seen, seen_ascii, fold in self._folds:
+            if seen is lowered and seen_ascii == ascii:
+                return fold
+        fold = folded_from_lower(lowered, ascii)
+        self._folds.append((lowered, ascii, fold))
+        return fold
 
     @property
     def raw(self) -> View:
@@ -360,7 +399,9 @@ class Views:
 _BUILDERS: dict[str, Callable[[Views], View]] = {
     "raw": lambda views: identity_view(views.text),
     "nfkc": lambda views: nfkc_view(views.raw, views.rare),
-    "skeleton": lambda views: skeleton_view(views.raw, views.rare, lambda: views.nfkc),
+    "skeleton": lambda views: skeleton_view(
+        views.raw, views.rare, lambda: views.nfkc, lambda: views.lowered
+    ),
     "words": lambda views: words_view(views.skeleton),
 }
 
