@@ -45,7 +45,12 @@ from soulscan.models import (
     new_finding,
 )
 from soulscan.report.escape import escape_bounded
-from soulscan.report.excerpt import REDACTION_MARGIN, Excerpt, FileExcerpts
+from soulscan.report.excerpt import (
+    REDACTION_MARGIN,
+    Excerpt,
+    FileExcerpts,
+    one_line_character_pieces,
+)
 from soulscan.textpos import LineIndex
 from soulscan.verdict_occurrences import hidden_char, hidden_places, verdict_occurrences
 
@@ -452,14 +457,60 @@ def _one_hidden_character(context: _FileContext, region: Region) -> list[Finding
         return None
     offset, repeat = region.offset, itertools.repeat
     starts = list(map(offset.__add__, places)) if offset else places
-    spans = list(map(_new, repeat(Span), zip(starts, map((1).__add__, starts))))
     facts = invisible_facts(region.ids[0], char, region.scope)
-    # (inside the window, and the verdict's: the region's effect)
-    first = _new(_Draft, (region, facts, ORIGIN_RUNTIME, spans[0], region.effect, None, None))
-    built = context.build_alike(first, spans)
+    built = _one_line_findings(context, region, facts, starts)
+    if built is None:
+        spans = list(map(_new, repeat(Span), zip(starts, map((1).__add__, starts))))
+        # (inside the window, and the verdict's: the region's effect)
+        first = _new(_Draft, (region, facts, ORIGIN_RUNTIME, spans[0], region.effect, None, None))
+        built = context.build_alike(first, spans)
     if built is not None:  # (the file's only region: each rule has room for all it lists)
         context.occurrences[region.ids[0]] = count
     return built
+
+
+def _one_line_findings(context: _FileContext, region: Region, facts: RuleFacts,
+                       starts: list[int]) -> list[Finding] | None:
+    """``build_alike`` of one hidden character's places at ``starts`` (inside the region's
+    scanned window, which reaches no model) when they lie on one long line whose excerpts
+    ``one_line_character_pieces`` answers: each finding built in one turn from its place
+    and its pieces, without a location, an excerpt or a draft an object first. None where
+    it does not answer, or for a region that reaches the model."""
+    window = region.scanned
+    if region.visible or window is None or not window.start <= starts[0] <= starts[-1] < window.end:
+        return None
+    text = context.text
+    shown = one_line_character_pieces(text, starts)
+    if shown is None:
+        return None
+    line, line_start, (befores, match, afters) = shown
+    repeat = itertools.repeat
+    rows = zip(
+        map(_new, repeat(Span), zip(starts, map((1).__add__, starts))),
+        map(_new, repeat(Location), zip(repeat(line), map((1 - line_start).__add__, starts),
+                                         repeat(line), map((2 - line_start).__add__, starts))),
+        befores, afters)
+    digest, snippet = _identity(text[starts[0]])
+    # (scanned, and reaching no model; the first finding built in full, the others take
+    # its fields and set their own span, location and extra)
+    span, location, before, after = next(rows)
+    extra = {"sha256": digest, "runtime_scanned": "true", "reaches_model": "false",
+             "excerpt_before": before, "excerpt_match": match, "excerpt_after": after}
+    finding = new_finding(facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
+                          context.display, span, location, snippet, ORIGIN_RUNTIME, False,
+                          region.effect, None, extra)
+    fields = vars(finding)
+    findings = [finding]
+    append = findings.append
+    for span, location, before, after in rows:  # (one turn a finding, a thousand in a file)
+        finding = _object_new(Finding)
+        own = finding.__dict__
+        own.update(fields)
+        own["span"], own["location"], own["extra"] = span, location, {
+            "sha256": digest, "runtime_scanned": "true", "reaches_model": "false",
+            "excerpt_before": before, "excerpt_match": match, "excerpt_after": after}
+        append(finding)
+    return findings
 
 
 def _runtime_drafts(region: Region, text: str, matches: Sequence[RuntimeMatch]) -> list[_Draft]:

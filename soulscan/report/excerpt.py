@@ -338,19 +338,39 @@ class FileExcerpts:
 def _one_character_places(
     text: str, line_start: int, starts: list[int], reach: int
 ) -> list[Excerpt] | None:
+    """``one_character_pieces`` as excerpts."""
+    pieces = one_character_pieces(text, line_start, starts, reach)
+    if pieces is None:
+        return None
+    befores, match, afters = pieces
+    return list(map(_new, itertools.repeat(Excerpt), zip(befores, itertools.repeat(match), afters)))
+
+
+class OneCharacterPieces(NamedTuple):
+    """The excerpts of many one-character spans, piece by piece: each one's before and
+    after pieces, and the match piece they all show."""
+
+    befores: list[str]
+    match: str
+    afters: list[str]
+
+
+def one_character_pieces(
+    text: str, line_start: int, starts: list[int], reach: int
+) -> OneCharacterPieces | None:
     """``_inside_one_line``'s excerpts of one-character spans, in text order, that are the
     first places of one hidden character in the stretch they show, ``text[low:reach]``,
     when that stretch is dense with them and holds no backslash, tab or carriage return
     (a file of emoji sequences: a thousand joiners among its flags and keycaps); None
     otherwise.
 
-    The stretch is escaped once, in C, and split at the character's escapes: their
-    lengths place each span in the escaped stretch. Each match piece is the character's
-    escape. Each after piece (41 characters escape to more than 40) and each before piece
-    not cut at the line's start is shortened at 40 characters from the span, moved out of
-    an escape it falls inside: with no backslash but the escapes' own (each ``\\u{...}``
-    or ``\\x{..}``, none ``\\t``) and no ``}`` inside one, a position is inside an escape
-    when the last backslash before it comes after the last ``}`` before it."""
+    The stretch is escaped once, in C, and each span is found in it by the character's
+    escape, the next one on. Each match piece is the character's escape. Each after piece
+    (41 characters escape to more than 40) and each before piece not cut at the line's
+    start is shortened at 40 characters from the span, moved out of an escape it falls
+    inside: with no backslash but the escapes' own (each ``\\u{...}`` or ``\\x{..}``, none
+    ``\\t``) and no ``}`` inside one, a position is inside an escape when the last
+    backslash before it comes after the last ``}`` before it."""
     count = len(starts)
     first, last = starts[0], starts[-1]
     char = text[first]
@@ -370,17 +390,17 @@ def _one_character_places(
         return None
     shown = escape_text(char)
     width = len(shown)
-    # (where each span starts in ``escaped``; it ends ``width`` on)
-    between = escaped.split(shown, count)[:count]
-    places = itertools.accumulate(map(width.__add__, map(len, between)), initial=-width)
-    next(places)
-    match_starts = list(places)
     # (the last backslash or brace before a position: a backslash when it is inside an
     # escape; -1 when there is none, and the escaped stretch never ends with a backslash)
     last_mark, find = escaped.replace("}", "\\").rfind, escaped.find
-    excerpts: list[Excerpt] = []
-    append = excerpts.append
-    for match_start in match_starts:  # (one turn a finding, a thousand in a file)
+    befores: list[str] = []
+    afters: list[str] = []
+    add_before, add_after = befores.append, afters.append
+    match_end = 0
+    for _ in starts:  # (one turn a place, a thousand in a file)
+        # (the place's escape: the first after the last place's; the stretch holds no
+        # other backslash, and no escape starts another)
+        match_start = find(shown, match_end)
         # The before piece ends 40 escaped characters back, moved on past an escape it
         # falls inside; the after piece 40 on, moved back to the start of one.
         cut = match_start - BEFORE_LIMIT
@@ -391,15 +411,55 @@ def _one_character_places(
         mark = last_mark("\\", 0, after_cut)
         if escaped[mark] == "\\":
             after_cut = mark
-        append(_new(Excerpt, (ELLIPSIS + escaped[cut:match_start], shown,
-                              escaped[match_end:after_cut] + ELLIPSIS)))
+        add_before(ELLIPSIS + escaped[cut:match_start])
+        add_after(escaped[match_end:after_cut] + ELLIPSIS)
     # The first few before pieces are cut at the line's start: as ``excerpt`` makes them
     # (in place of the loop's, cut before it)
     for position in range(bisect.bisect_left(starts, line_start + BEFORE_LIMIT + 1)):
         start = starts[position]
-        before = escape_bounded_left(text[max(line_start, start - BEFORE_LIMIT - 1) : start], BEFORE_LIMIT)
-        excerpts[position] = _new(Excerpt, (before, shown, excerpts[position].after))
-    return excerpts
+        befores[position] = escape_bounded_left(
+            text[max(line_start, start - BEFORE_LIMIT - 1) : start], BEFORE_LIMIT)
+    return _new(OneCharacterPieces, (befores, shown, afters))
+
+
+class OneLinePieces(NamedTuple):
+    """``one_character_pieces`` of places on one line, with the line's number and start."""
+
+    line: int
+    line_start: int
+    pieces: OneCharacterPieces
+
+
+def one_line_character_pieces(text: str, starts: list[int]) -> OneLinePieces | None:
+    """``FileExcerpts.excerpts`` of more than ``FEW_FINDINGS`` one-character spans at
+    ``starts`` (offsets in ``text``, in text order) as pieces, with the line they lie on,
+    found without a location a span: when ``_inside_one_line`` shows them by
+    ``one_character_pieces`` (the spans on one long line, each after piece inside it, no
+    secret anchor near any of them, places that do not repeat, the first places of one
+    hidden character in a dense stretch); None otherwise."""
+    if len(starts) <= FEW_FINDINGS:
+        return None
+    first, last = starts[0], starts[-1]
+    reach = last + 1 + AFTER_LIMIT + 1  # where the last after piece ends
+    if reach > len(text) or text.find("\n", first, reach) != -1:
+        return None
+    line_start = text.rfind("\n", 0, first) + 1
+    # (a long line, as ``FileExcerpts._line`` tells it: no newline up to its limit, which
+    # the text runs past)
+    limit = line_start + LONG_LINE + 1
+    if limit >= len(text) or text.find("\n", reach, limit) != -1:
+        return None
+    screen = SecretScreen(text)
+    if not screen.clear(max(line_start, first - BEFORE_LIMIT - REDACTION_MARGIN),
+                        last + 1 + AFTER_LIMIT + REDACTION_MARGIN):
+        return None
+    ends = list(map((1).__add__, starts))
+    if repeating_from(text, line_start, BEFORE_LIMIT + 1, starts, ends, reach) is not None:
+        return None  # (``_inside_one_line`` works out a period's excerpts and repeats them)
+    pieces = one_character_pieces(text, line_start, starts, reach)
+    if pieces is None:
+        return None
+    return _new(OneLinePieces, (text.count("\n", 0, first) + 1, line_start, pieces))
 
 
 # The most distinct hidden characters a stretch is escaped with one pass each.
