@@ -7,11 +7,14 @@ import itertools
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import regex
 
 from soulscan.hardened.view_offsets import EditedMap, Edits, IdentityMap, OffsetMap
+
+# A view's distinct tokens (`View.tokens`), or what works them out at first need.
+Tokens = set[str] | Callable[[], set[str] | None] | None
 
 
 @dataclass(frozen=True, init=False)
@@ -20,20 +23,27 @@ class View:
     name: str
     text: str
     offsets: OffsetMap  # view character -> original code points
-    # The distinct strings of `text.split(" ")`, when the view worked them out on the way (the
-    # words view of a plain text): its anchor lookup needs them. Read them, do not change them.
-    tokens: set[str] | None = field(default=None, compare=False)
 
-    def __init__(
-        self, name: str, text: str, offsets: OffsetMap, tokens: set[str] | None = None
-    ) -> None:
+    def __init__(self, name: str, text: str, offsets: OffsetMap, tokens: Tokens = None) -> None:
         # The fields written into the instance's dict: the frozen dataclass's own __init__
         # sets each by object.__setattr__ (twice as long; a text makes about eight views).
         fields = self.__dict__
         fields["name"] = name
         fields["text"] = text
         fields["offsets"] = offsets
-        fields["tokens"] = tokens
+        fields["_tokens"] = tokens
+
+    @property
+    def tokens(self) -> set[str] | None:
+        """The distinct strings of `text.split(" ")`, when the view can tell them from what it
+        worked out on the way (the words view of a plain text): its anchor lookup may need
+        them. Worked out at first need: most texts' lookup is answered without. Read them,
+        do not change them."""
+        tokens: Tokens = self.__dict__["_tokens"]
+        if callable(tokens):
+            worked_out = self.__dict__["_tokens"] = tokens()
+            return worked_out
+        return tokens
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Map a [start, end) span of this view to original code-point offsets."""

@@ -287,19 +287,14 @@ def _spaced_keeping(text: str) -> tuple[str, list[str]]:
     return spaced.decode("ascii"), kept
 
 
-def _drop_fillers(
-    view: View, tokens: set[str] | None = None, fillers: frozenset[str] | None = None
-) -> View:
+def _drop_fillers(view: View, fillers: frozenset[str] | None = None) -> View:
     """Every filler word dropped with the space after it. The text is single-spaced words
     between spaces by now, so one split finds them (no pattern runs over the text);
-    `tokens`: the distinct words of the text, when they are known (the fillers dropped
-    are taken out of them); `fillers`: the fillers among them, when those are known."""
+    `fillers`: the fillers among its tokens, when those are known."""
     if fillers is None:
-        fillers = FILLER_WORDS.intersection(view.text.split(" ") if tokens is None else tokens)
+        fillers = FILLER_WORDS.intersection(view.text.split(" "))
     if not fillers:
         return view
-    if tokens is not None:
-        tokens.difference_update(fillers)
 
     def filler_edits() -> Iterator[Edits]:
         # Each filler token with the space after it: a token of the padded text is a string
@@ -349,20 +344,20 @@ def words_view(skeleton: View) -> View:
     spaced, words = _single_spaced(view, plain, len(rare))
     read: dict[str, str] = {}  # what the leet pass read, where the words are known
     view = _read_leetspeak(spaced, None if words is None else read)
-    tokens = _tokens(words, read, spaced.text) if words is not None and plain else None
     if not view.text:
         return View("words", " ", ConstantMap(0, 0), {""})
     lead, trail = not view.text.startswith(" "), not view.text.endswith(" ")
     if lead or trail:
         text = " " * lead + view.text + " " * trail
         view = View("words", text, PaddedMap(view.offsets, len(view.text), int(lead), trail))
-    fillers = None if tokens is not None or words is None else _fillers_in(words, read, view.text)
-    view = _drop_fillers(view, tokens, fillers)
+    fillers = None if words is None else _fillers_in(words, read, view.text)
+    view = _drop_fillers(view, fillers)
     if " now " in view.text:
         view = rewrite(view, "words", _FILLER_NOW, "")
-        if tokens is not None and " now " not in view.text:
-            tokens.discard("now")  # (a token of the padded text is a string between spaces)
-    return View("words", view.text, view.offsets, tokens)
+    if words is None or not plain:
+        return View("words", view.text, view.offsets)
+    text, dropped = view.text, fillers or frozenset()
+    return View("words", text, view.offsets, lambda: _tokens(words, read, spaced.text, dropped, text))
 
 
 def _fillers_in(words: list[str], read: dict[str, str], padded: str) -> frozenset[str]:
@@ -380,11 +375,16 @@ def _fillers_in(words: list[str], read: dict[str, str], padded: str) -> frozense
     return fillers
 
 
-def _tokens(words: list[str], read: dict[str, str], spaced: str) -> set[str] | None:
-    """The distinct tokens the words view will have before its fillers are dropped (`""`
-    for the spaces it starts and ends with): the `words` of a plain text, each as the leet
-    pass `read` it. A word is read alike wherever it stands only where every word is a run
-    of [a-z0-9] (no capital, which a skeleton never holds: otherwise unknown)."""
+def _tokens(
+    words: list[str], read: dict[str, str], spaced: str, dropped: frozenset[str], text: str
+) -> set[str] | None:
+    """The distinct tokens of `text`, the words view of a plain text (`""` for the spaces
+    it starts and ends with): its `words` before the leet pass, each as the pass `read` it,
+    but the fillers `dropped` and a `now` no longer between spaces (a token of the padded
+    text is a string between spaces). A word is read alike wherever it stands only where
+    every word is a run of [a-z0-9] (no capital, which a skeleton never holds: otherwise
+    unknown). Worked out when the view's anchor lookup first asks for them (most never do:
+    `View.tokens`)."""
     if read and not spaced.islower():
         return None
     tokens = set(words)
@@ -392,4 +392,7 @@ def _tokens(words: list[str], read: dict[str, str], spaced: str) -> set[str] | N
         tokens.difference_update(read)
         tokens.update(read.values())
     tokens.add("")
+    tokens.difference_update(dropped)
+    if " now " not in text:
+        tokens.discard("now")
     return tokens
