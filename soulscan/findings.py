@@ -484,29 +484,30 @@ def _one_line_findings(context: _FileContext, region: Region, facts: RuleFacts,
     if shown is None:
         return None
     line, line_start, (befores, match, afters) = shown
-    repeat = itertools.repeat
-    rows = zip(
-        map(_new, repeat(Span), zip(starts, map((1).__add__, starts))),
-        map(_new, repeat(Location), zip(repeat(line), map((1 - line_start).__add__, starts),
-                                         repeat(line), map((2 - line_start).__add__, starts))),
-        befores, afters)
     digest, snippet = _identity(text[starts[0]])
+    column_of = 1 - line_start  # (a place's column, less its offset)
     # (scanned, and reaching no model; the first finding built in full, the others take
     # its fields and set their own span, location and extra)
-    span, location, before, after = next(rows)
-    extra = {"sha256": digest, "runtime_scanned": "true", "reaches_model": "false",
-             "excerpt_before": before, "excerpt_match": match, "excerpt_after": after}
-    finding = new_finding(facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
-                          context.display, span, location, snippet, ORIGIN_RUNTIME, False,
-                          region.effect, None, extra)
+    start, column = starts[0], starts[0] + column_of
+    finding = new_finding(
+        facts.id, facts.severity, facts.confidence, facts.scope, facts.message,
+        context.display, _new(Span, (start, start + 1)), _new(Location, (line, column, line, column + 1)),
+        snippet, ORIGIN_RUNTIME, False, region.effect, None,
+        {"sha256": digest, "runtime_scanned": "true", "reaches_model": "false",
+         "excerpt_before": befores[0], "excerpt_match": match, "excerpt_after": afters[0]})
     fields = vars(finding)
     findings = [finding]
     append = findings.append
-    for span, location, before, after in rows:  # (one turn a finding, a thousand in a file)
+    rows = zip(starts, befores, afters)
+    next(rows)
+    for start, before, after in rows:  # (one turn a finding, a thousand in a file)
         finding = _object_new(Finding)
         own = finding.__dict__
         own.update(fields)
-        own["span"], own["location"], own["extra"] = span, location, {
+        column = start + column_of
+        own["span"] = _new(Span, (start, start + 1))
+        own["location"] = _new(Location, (line, column, line, column + 1))
+        own["extra"] = {
             "sha256": digest, "runtime_scanned": "true", "reaches_model": "false",
             "excerpt_before": before, "excerpt_match": match, "excerpt_after": after}
         append(finding)

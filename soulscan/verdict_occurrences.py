@@ -65,7 +65,9 @@ def hidden_places(window: str, char: str, limit: int) -> tuple[list[int], int]:
     few = _few_places(window, char, min(limit, _FEW_PLACES))
     if few is not None:
         return few, len(few)
-    return _first_places(window, char, limit), window.count(char)
+    places = _first_places(window, char, limit)
+    # (those past the last place listed counted, not the window again)
+    return places, len(places) + window.count(char, places[-1] + 1 if places else 0)
 
 
 # Up to this many places are found one ``find`` each (a quick scan to each): the split and

@@ -17,7 +17,9 @@ from soulscan.report.escape import (
     _PRINTABLE_SHORTCUT,
     EscapedText,
     escape_char,
+    escape_reach,
     escape_text,
+    hidden_among,
     is_hidden,
     shorten,
     shorten_left,
@@ -252,3 +254,30 @@ def test_slices_shorten_in_place_as_cut_out(text: str, data: st.DataObject, limi
     assert shorten_left_slices(escaped, lows, highs, limit) == [
         shorten_left(escaped[low:high], limit) for low, high in slices]
 
+
+
+# Hidden characters whose escapes are 2 to 10 characters wide (``\t`` to ``\u{10FFFD}``),
+# visible ones, and what escapes are made of without their backslash.
+REACH_PIECES = ["\t", "\n", "\u200d", "\ufe0f", "\U000e0067", "\U0010fffd", "\x00", "\u3000",
+                "a", "1", "}", "{", "u{200D}", "x", "\U0001f468", "é", " "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(REACH_PIECES), max_size=40).map("".join))
+def test_escape_reach_tells_each_position_its_escape(text: str) -> None:
+    """Each position of the escaped text is 0 and 0 outside escapes and at an escape's
+    start, and inside one how far its escape goes on and how far back it started."""
+    escaped = escape_text(text)
+    to_end, from_start = escape_reach(escaped, hidden_among(set(text)))
+    expected_to_end, expected_from_start = [], []
+    for char in text:
+        width = len(escape_text(char)) if escape_text(char) != char else 1
+        expected_to_end += [0, *range(width - 1, 0, -1)] if width > 1 else [0]
+        expected_from_start += list(range(width))
+    assert list(to_end) == expected_to_end and list(from_start) == expected_from_start
+
+
+def test_every_escape_is_two_to_ten_characters_wide() -> None:
+    """``escape_reach`` has a code for each place in escapes up to 10 characters wide."""
+    widths = {len(escape_char(chr(code_point))) for code_point in range(0x110000)}
+    assert max(widths) == 10 and min(widths - {1}) == 2

@@ -113,6 +113,9 @@ def test_places_period_is_the_fewest_places_a_repeat(steps_and_widths: list[tupl
     if periods and repeats_after(periods[0]):  # (a distance of 0 is none)
         expected = periods[0], repeats_after(periods[0])
     assert repeats.places_period(starts, ends) == expected
+    # (one-character spans: told without their ends)
+    assert repeats.places_period(starts, None) == repeats.places_period(
+        starts, [start + 1 for start in starts])
 
 
 def test_a_thousand_joiners_of_emoji_sequences_repeat_their_excerpts() -> None:

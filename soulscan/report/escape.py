@@ -149,6 +149,63 @@ def escape_replacing(text: str, characters: Iterable[str], most: int) -> str | N
     return text
 
 
+def hidden_among(characters: Iterable[str]) -> list[str]:
+    """Those of ``characters`` that ``escape_text`` escapes."""
+    return _HIDDEN.findall("".join(characters))
+
+
+def escape_reach(escaped: str, hidden: Iterable[str]) -> tuple[bytes, bytes]:
+    """For each position of ``escaped`` (``escape_text`` of a text whose hidden characters
+    are among ``hidden``, and that holds no backslash): how far on the escape it falls
+    inside ends, and how far back that escape starts; 0 and 0 at an escape's start and
+    outside escapes. One byte a position: a thousand cuts are each moved out of an escape by
+    an index and an addition.
+
+    Made by C-level passes: the escaped text read as ASCII (each other character one
+    ``?``), its characters read as their shapes (an escape of ``\\u{200D}`` reads
+    ``\\u{0000}``, as each escape of its width), each escape's shape replaced by a code a
+    position (its width and the position's place in it, 0x80 or more), and the codes read
+    through two tables. Only escapes hold a backslash, and a shape is told by where its
+    ``}`` lies: one width's shape never matches at an escape of another."""
+    codes = escaped.encode("ascii", "replace").translate(_SHAPES)
+    for shape in {_ESCAPES[char].encode("ascii").translate(_SHAPES) for char in hidden}:
+        codes = codes.replace(shape, _PLACE_CODES[len(shape)])
+    return codes.translate(_TO_END), codes.translate(_FROM_START)
+
+
+# An escape's characters as their shapes: the backslash, ``u`` and ``x``, ``{``, each hex
+# digit as ``0``, ``}``; every other byte 0 (``t``, ``n`` and ``r`` of the short escapes too)
+_SHAPES = bytes(
+    byte if chr(byte) in "\\u{}" else ord("u") if chr(byte) == "x"
+    else ord("0") if chr(byte) in "0123456789ABCDEF" else 0
+    for byte in range(256)
+)
+
+
+def _place_code(width: int, place: int) -> int:
+    # (escapes are 2 to 10 characters wide, ``\\u{10FFFF}``: codes 0x8B to 0xE3)
+    return 0x80 + 10 * (width - 1) + place
+
+
+# An escape of each width as its codes: its backslash (read as 0), then each place's code.
+_PLACE_CODES = {width: b"\\" + bytes(_place_code(width, place) for place in range(1, width))
+                for width in range(2, 11)}
+
+
+def _reach_tables() -> tuple[bytes, bytes]:
+    """``bytes.translate`` tables: a place's code to how far its escape goes on, and to how
+    far back it started; every other byte to 0."""
+    to_end, from_start = bytearray(256), bytearray(256)
+    for width in range(2, 11):
+        for place in range(1, width):
+            to_end[_place_code(width, place)] = width - place
+            from_start[_place_code(width, place)] = place
+    return bytes(to_end), bytes(from_start)
+
+
+_TO_END, _FROM_START = _reach_tables()
+
+
 def is_hidden(char: str) -> bool:
     """Whether ``escape_text`` would escape this one character."""
     return _HIDDEN.fullmatch(char) is not None

@@ -22,8 +22,10 @@ from soulscan.report.escape import (
     EscapedText,
     escape_bounded,
     escape_bounded_left,
+    escape_reach,
     escape_replacing,
     escape_text,
+    hidden_among,
     is_hidden,
     shorten,
     shorten_left,
@@ -369,8 +371,8 @@ def one_character_pieces(
     (41 characters escape to more than 40) and each before piece not cut at the line's
     start is shortened at 40 characters from the span, moved out of an escape it falls
     inside: with no backslash but the escapes' own (each ``\\u{...}`` or ``\\x{..}``, none
-    ``\\t``) and no ``}`` inside one, a position is inside an escape when the last
-    backslash before it comes after the last ``}`` before it."""
+    ``\\t``), how far each position's escape goes on and back is worked out for the whole
+    stretch at once (``escape_reach``)."""
     count = len(starts)
     first, last = starts[0], starts[-1]
     char = text[first]
@@ -381,18 +383,20 @@ def one_character_pieces(
             or not all(map(char.__eq__, map(text.__getitem__, starts)))):
         return None
     stretch = text[low:reach]
-    if "\\" in stretch or "\t" in stretch or "\r" in stretch:
+    if ("\\" in stretch or "\t" in stretch or "\r" in stretch
+            or not last + 2 + AFTER_LIMIT <= reach <= len(text)):  # (each after piece whole)
         return None
     # (its characters told by a sample of its start: a set of it makes an object a character)
     characters = distinct_characters(stretch, utf8=stretch.encode("utf-8", "surrogatepass"))
-    escaped = escape_replacing(stretch, characters, _FEW_HIDDEN)
+    hidden = hidden_among(characters)
+    escaped = escape_replacing(stretch, hidden, _FEW_HIDDEN)
     if escaped is None:
         return None
     shown = escape_text(char)
     width = len(shown)
-    # (the last backslash or brace before a position: a backslash when it is inside an
-    # escape; -1 when there is none, and the escaped stretch never ends with a backslash)
-    last_mark, find = escaped.replace("}", "\\").rfind, escaped.find
+    # (how far on and back each position's escape goes: both 0 outside escapes)
+    to_end, from_start = escape_reach(escaped, hidden)
+    find = escaped.find
     befores: list[str] = []
     afters: list[str] = []
     add_before, add_after = befores.append, afters.append
@@ -404,13 +408,10 @@ def one_character_pieces(
         # The before piece ends 40 escaped characters back, moved on past an escape it
         # falls inside; the after piece 40 on, moved back to the start of one.
         cut = match_start - BEFORE_LIMIT
-        if escaped[last_mark("\\", 0, cut)] == "\\":
-            cut = find("}", cut) + 1
+        cut += to_end[cut]
         match_end = match_start + width
         after_cut = match_end + AFTER_LIMIT
-        mark = last_mark("\\", 0, after_cut)
-        if escaped[mark] == "\\":
-            after_cut = mark
+        after_cut -= from_start[after_cut]
         add_before(ELLIPSIS + escaped[cut:match_start])
         add_after(escaped[match_end:after_cut] + ELLIPSIS)
     # The first few before pieces are cut at the line's start: as ``excerpt`` makes them
@@ -453,8 +454,7 @@ def one_line_character_pieces(text: str, starts: list[int]) -> OneLinePieces | N
     if not screen.clear(max(line_start, first - BEFORE_LIMIT - REDACTION_MARGIN),
                         last + 1 + AFTER_LIMIT + REDACTION_MARGIN):
         return None
-    ends = list(map((1).__add__, starts))
-    if repeating_from(text, line_start, BEFORE_LIMIT + 1, starts, ends, reach) is not None:
+    if repeating_from(text, line_start, BEFORE_LIMIT + 1, starts, None, reach) is not None:
         return None  # (``_inside_one_line`` works out a period's excerpts and repeats them)
     pieces = one_character_pieces(text, line_start, starts, reach)
     if pieces is None:
