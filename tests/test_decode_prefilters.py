@@ -329,3 +329,17 @@ def test_a_long_text_dense_in_non_letters_is_ruled_out_only_without_runs(pieces:
     with mock.patch.object(blob_runs, "_LONG_TEXT", len(text)):
         unchecked = blob_runs.candidate_runs(text)
     assert blob_runs.candidate_runs(text) == unchecked
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from([p for p in _RUN_PIECES if re.fullmatch(f"[{_RUN}]+", p)]), max_size=12))
+def test_a_run_without_eight_base32_or_ten_hex_characters_holds_no_such_blob(pieces: list[str]) -> None:
+    """`_find_blobs_in_run` looks for base32 and hex blobs only where its quick search finds
+    what each holds: the same blobs as looking in every run."""
+    from unittest import mock
+
+    run = "".join(pieces)
+    everywhere = mock.patch.object(blob_runs, "_BASE32_OR_HEX", re.compile(""))
+    with everywhere:
+        expected = blob_runs._find_blobs_in_run(run)
+    assert blob_runs._find_blobs_in_run(run) == expected

@@ -93,10 +93,17 @@ def blobs_in_runs(text: str, runs: list[tuple[int, int]]) -> list[Kept]:
     return found
 
 
+# What every base32 and every hex blob holds: one search, where most runs (dates, paths,
+# identifiers) hold neither and would cost a `finditer` of each pattern.
+_BASE32_OR_HEX = re.compile(r"[A-Z2-7]{8}|[0-9A-Fa-f]{10}")
+
+
 def _find_blobs_in_run(run: str) -> tuple[Kept, ...]:
     found: list[Kept] = []
     if _BASE64.match(run) and (kept := BASE64_DECODER.kept(run)):
         found.append((BASE64_DECODER, 0, len(run), *kept))
+    if not _BASE32_OR_HEX.search(run):
+        return tuple(found)
     for decoder, pattern in ((BASE32_DECODER, _BASE32), (HEX_DECODER, _HEX)):
         for match in pattern.finditer(run):
             if kept := decoder.kept(match.group()):
