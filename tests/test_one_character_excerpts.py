@@ -68,6 +68,9 @@ def test_the_places_of_one_hidden_character_show_their_line_excerpts(
     shown = excerpt_module._one_character_places(text, line_start, list(starts), reach)
     if shown is not None:
         assert shown == [whole_line_excerpt(text, location) for location in locations]
+    # (told they are places of the character, as ``hidden_places`` finds them: the same)
+    assert excerpt_module.one_character_pieces(text, line_start, list(starts), reach, places=True) == (
+        excerpt_module.one_character_pieces(text, line_start, list(starts), reach))
     stretch = text[max(line_start, starts[0] - BEFORE_LIMIT - 1) : reach]
     dense = len(stretch) <= len(starts) * (BEFORE_LIMIT + AFTER_LIMIT + 2)
     if first_places and dense and not any(char in stretch for char in TURNED_AWAY):

@@ -358,7 +358,7 @@ class OneCharacterPieces(NamedTuple):
 
 
 def one_character_pieces(
-    text: str, line_start: int, starts: list[int], reach: int
+    text: str, line_start: int, starts: list[int], reach: int, *, places: bool = False
 ) -> OneCharacterPieces | None:
     """``_inside_one_line``'s excerpts of one-character spans, in text order, that are the
     first places of one hidden character in the stretch they show, ``text[low:reach]``,
@@ -372,15 +372,19 @@ def one_character_pieces(
     start is shortened at 40 characters from the span, moved out of an escape it falls
     inside: with no backslash but the escapes' own (each ``\\u{...}`` or ``\\x{..}``, none
     ``\\t``), how far each position's escape goes on and back is worked out for the whole
-    stretch at once (``escape_reach``)."""
+    stretch at once (``escape_reach``).
+
+    ``places``: the caller knows ``starts`` are places of one character in text order
+    (``hidden_places``), which is then not checked again (whether they are the first is)."""
     count = len(starts)
     first, last = starts[0], starts[-1]
     char = text[first]
     low = max(line_start, first - BEFORE_LIMIT - 1)
     if (reach - low > count * (BEFORE_LIMIT + AFTER_LIMIT + 2)  # sparse: windows cost less
-            or not is_hidden(char) or text.count(char, low, last + 1) != count
-            or not all(map(operator.lt, starts, starts[1:]))
-            or not all(map(char.__eq__, map(text.__getitem__, starts)))):
+            or not is_hidden(char) or text.count(char, low, last + 1) != count):
+        return None
+    if not places and not (all(map(operator.lt, starts, starts[1:]))
+                           and all(map(char.__eq__, map(text.__getitem__, starts)))):
         return None
     stretch = text[low:reach]
     if ("\\" in stretch or "\t" in stretch or "\r" in stretch
@@ -433,7 +437,8 @@ class OneLinePieces(NamedTuple):
 
 def one_line_character_pieces(text: str, starts: list[int]) -> OneLinePieces | None:
     """``FileExcerpts.excerpts`` of more than ``FEW_FINDINGS`` one-character spans at
-    ``starts`` (offsets in ``text``, in text order) as pieces, with the line they lie on,
+    ``starts`` (places of one character in ``text``, in text order) as pieces, with the
+    line they lie on,
     found without a location a span: when ``_inside_one_line`` shows them by
     ``one_character_pieces`` (the spans on one long line, each after piece inside it, no
     secret anchor near any of them, places that do not repeat, the first places of one
@@ -456,7 +461,7 @@ def one_line_character_pieces(text: str, starts: list[int]) -> OneLinePieces | N
         return None
     if repeating_from(text, line_start, BEFORE_LIMIT + 1, starts, None, reach) is not None:
         return None  # (``_inside_one_line`` works out a period's excerpts and repeats them)
-    pieces = one_character_pieces(text, line_start, starts, reach)
+    pieces = one_character_pieces(text, line_start, starts, reach, places=True)
     if pieces is None:
         return None
     return _new(OneLinePieces, (text.count("\n", 0, first) + 1, line_start, pieces))
