@@ -160,17 +160,18 @@ def test_filler_words_dropped_as_a_pattern_over_the_words_would() -> None:
 
 
 def test_ascii_invisible_holds_every_ascii_character_of_invisible() -> None:
-    """The skeleton removes invisible characters with `_ASCII_INVISIBLE` when the text's
+    """The skeleton removes invisible characters with `ASCII_INVISIBLE` when the text's
     non-ASCII characters hold none: the two must agree on every ASCII character."""
     import regex
 
-    from soulscan.hardened.views import _ASCII_INVISIBLE, INVISIBLE_SOURCE
+    from soulscan.hardened.text_characters import ASCII_INVISIBLE
+    from soulscan.hardened.views import INVISIBLE_SOURCE
 
     invisible = regex.compile(INVISIBLE_SOURCE)
 
     for code in range(128):
         char = chr(code)
-        assert bool(_ASCII_INVISIBLE.match(char)) == bool(invisible.match(char)), hex(code)
+        assert bool(ASCII_INVISIBLE.match(char)) == bool(invisible.match(char)), hex(code)
 
 
 # Characters NFKC changes alone (longer, shorter, other) and ones it keeps, for long runs.

@@ -210,7 +210,7 @@ class _Analysis:
         self.depth = depth
         self.runtime = runtime
         self.views = Views(text)
-        self.issues = analyse_unicode(text)
+        self.issues = analyse_unicode(text, self.views.characters)
         self.blobs = decode_blobs(text) if depth < MAX_DECODE_DEPTH else []
         self.secrets = find_secrets(text)
         self.view_rules = ViewRules(self.views, kind)

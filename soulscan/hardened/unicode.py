@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import regex
 
 from soulscan.hardened.confusables_data import TO_ASCII
+from soulscan.hardened.text_characters import TextCharacters
 from soulscan.hardened.unicode_kinds import (
     BIDI_MARK,
     HOMOGLYPH,
@@ -206,9 +207,22 @@ def _issue_character() -> re.Pattern[str]:
     return re.compile(f"[{members}\\U00010000-\\U0010ffff]")
 
 
-def analyse_unicode(text: str) -> list[UnicodeIssue]:
-    """One issue per run of adjacent suspect characters of the same class, in text order."""
-    if not text.isascii() and _issue_character().search(text) is None:
+def _may_hold_an_issue(text: str, characters: TextCharacters | None) -> bool:
+    """False only when `text` holds no `_issue_character`. Where its characters are known,
+    the search reads its non-ASCII ones alone (a few, in most texts), and the text's ASCII
+    ones are ruled out by what is known of them: every ASCII character of the set is an
+    ASCII invisible (tests/test_unicode_prefilter.py)."""
+    if characters is None:
+        return _issue_character().search(text) is not None
+    if _issue_character().search(characters.rare) is not None:
+        return True
+    return characters.ascii_invisible
+
+
+def analyse_unicode(text: str, characters: TextCharacters | None = None) -> list[UnicodeIssue]:
+    """One issue per run of adjacent suspect characters of the same class, in text order.
+    `characters`: those of the text, when they are known (the views worked them out)."""
+    if not text.isascii() and not _may_hold_an_issue(text, characters):
         return []  # one scan instead of one for each kind of issue
     issues: list[UnicodeIssue] = []
     suspects = suspect_characters(text)

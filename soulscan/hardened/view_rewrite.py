@@ -150,5 +150,9 @@ def non_ascii_chars(text: str) -> str:
     pass whose pattern matches none of them is skipped, or run in its ASCII form."""
     if text.isascii():
         return ""
-    utf8 = text.encode("utf-8", "surrogatepass")
+    return non_ascii_of(text.encode("utf-8", "surrogatepass"))
+
+
+def non_ascii_of(utf8: bytes) -> str:
+    """`non_ascii_chars` of the text whose UTF-8 encoding (surrogates passed) is `utf8`."""
     return utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")

@@ -26,6 +26,11 @@ import regex
 
 from soulscan.engine.matcher import PreparedText, folded_from_lower
 from soulscan.hardened.confusables_data import TO_ASCII
+from soulscan.hardened.text_characters import (
+    ASCII_INVISIBLE,
+    TextCharacters,
+    ascii_invisible_count,
+)
 from soulscan.hardened.view_offsets import EditedMap, Edits
 from soulscan.hardened.view_rewrite import (
     Match,
@@ -63,9 +68,6 @@ _INVISIBLE_RANGES = (
 _INVISIBLE_RUN = re.compile(
     "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _INVISIBLE_RANGES) + "]+"
 )
-# The ASCII members of `_INVISIBLE_RUN` (no Default_Ignorable or Cf character is ASCII), for `re`:
-# an ASCII text is scanned several times faster without the Unicode property tables.
-_ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
 _DOTTED_CAPITAL_I = regex.compile("\u0130")
 # The characters NFKC may change when normalised alone: every other one (ASCII, or NFKC
 # quick check Yes) is its own NFKC form (tests/test_hardened_views.py checks every code point),
@@ -84,12 +86,6 @@ _SPARSE_NON_ASCII = 16
 # A word is only folded when a look-alike of an ASCII letter is in it. On `re`: its table of
 # a large set of characters is looked up ~30x faster than `regex`'s.
 _CONFUSABLE = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(TO_ASCII)) + "]")
-_ALL_BUT_ASCII_INVISIBLE = bytes(b for b in range(256) if not _ASCII_INVISIBLE.match(chr(b)))
-
-
-def _has_ascii_invisible(text: str) -> bool:
-    # deleting bytes is several times faster than `re` scanning for the few left
-    return bool(text.encode("utf-8", "surrogatepass").translate(None, _ALL_BUT_ASCII_INVISIBLE))
 
 
 def _decode_entity(match: Match) -> str:
@@ -206,29 +202,30 @@ def nfkc_view(raw: View, rare: str | None = None) -> View:
 
 def skeleton_view(
     raw: View,
-    rare: str | None = None,
+    characters: TextCharacters | None = None,
     nfkc: Callable[[], View] | None = None,
     lowered: Callable[[], str] | None = None,
 ) -> View:
-    """`rare`: the non-ASCII characters of the text, when they are known; `nfkc`: the nfkc
-    view of the text, which the skeleton's own NFKC pass makes too when the passes before
-    it changed nothing; `lowered`: the text's lower case, which the skeleton is too when
-    those passes changed nothing."""
+    """`characters`: those of the text, when they are known; `nfkc`: the nfkc view of the
+    text, which the skeleton's own NFKC pass makes too when the passes before it changed
+    nothing; `lowered`: the text's lower case, which the skeleton is too when those passes
+    changed nothing."""
     # Passes that only touch `&`, non-ASCII or look-alike characters are skipped on texts
     # without any: most prose is ASCII.
     view = raw
     if "&" in view.text:
         view = rewrite(view, "skeleton", _ENTITY, _decode_entity)
-    if rare is None or view.text is not raw.text:
-        rare = non_ascii_chars(view.text)  # what a later pass finds is among these, or ASCII
+    if characters is None or view.text is not raw.text:
+        characters = TextCharacters(view.text)
+    rare = characters.rare  # what a later pass finds is among these, or ASCII
     if _INVISIBLE_RUN.search(rare):
         # (the count reads the text: only where the non-ASCII characters are few)
-        if _sparse(view.text, rare) and _sparse(view.text, rare, _ascii_invisible_count(view.text)):
+        if _sparse(view.text, rare) and _sparse(view.text, rare, ascii_invisible_count(view.text)):
             view = _deleted_at(view, _INVISIBLE_RUN, _INVISIBLE_START)
         else:
             view = rewrite(view, "skeleton", _INVISIBLE_RUN, "")
-    elif _has_ascii_invisible(view.text):
-        view = rewrite(view, "skeleton", _ASCII_INVISIBLE, "")
+    elif characters.ascii_invisible:
+        view = rewrite(view, "skeleton", ASCII_INVISIBLE, "")
     if _NFKC_MAY_CHANGE.search(rare):
         if nfkc is not None and view.text is raw.text and view.offsets is raw.offsets:
             shared = nfkc()
@@ -265,10 +262,6 @@ def _sparse(text: str, rare: str, others: int = 0) -> bool:
     """Does `text` hold few non-ASCII characters (`rare`: at least those it holds) and
     `others` characters of another kind?"""
     return (len(rare) + others) * _SPARSE_NON_ASCII <= len(text)
-
-
-def _ascii_invisible_count(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass").translate(None, _ALL_BUT_ASCII_INVISIBLE))
 
 
 # The characters an invisible run can start with: non-ASCII ones and ASCII invisibles.
@@ -332,7 +325,7 @@ class Views:
     def __init__(self, text: str) -> None:
         self.text = text
         self._built: dict[str, View] = {}
-        self._rare: str | None = None
+        self.characters = TextCharacters(text)
         self._lowered: str | None = None
         # (a lower-cased text, whether the text folded is ASCII, its fold): the raw text and
         # the skeleton that is its lower case share one fold
@@ -341,9 +334,7 @@ class Views:
     @property
     def rare(self) -> str:
         """The text's non-ASCII characters (`non_ascii_chars`), for every view's passes."""
-        if self._rare is None:
-            self._rare = non_ascii_chars(self.text)
-        return self._rare
+        return self.characters.rare
 
     @property
     def lowered(self) -> str:
@@ -400,7 +391,7 @@ _BUILDERS: dict[str, Callable[[Views], View]] = {
     "raw": lambda views: identity_view(views.text),
     "nfkc": lambda views: nfkc_view(views.raw, views.rare),
     "skeleton": lambda views: skeleton_view(
-        views.raw, views.rare, lambda: views.nfkc, lambda: views.lowered
+        views.raw, views.characters, lambda: views.nfkc, lambda: views.lowered
     ),
     "words": lambda views: words_view(views.skeleton),
 }
