@@ -33,6 +33,7 @@ from soulscan.hardened.secrets import redact
 from soulscan.hermes.documents import RuntimeDocument
 from soulscan.hermes.scanner import RuntimeMatch, collector_paused, runtime_matches
 from soulscan.hermes.spans import Region
+from soulscan.hermes.sparse_window import last_window
 from soulscan.models import (
     EFFECT_NONE,
     ORIGIN_HARDENED,
@@ -49,6 +50,7 @@ from soulscan.report.excerpt import (
     REDACTION_MARGIN,
     Excerpt,
     FileExcerpts,
+    KnownCharacters,
     one_line_character_pieces,
 )
 from soulscan.textpos import LineIndex
@@ -480,7 +482,11 @@ def _one_line_findings(context: _FileContext, region: Region, facts: RuleFacts,
     if region.visible or window is None or not window.start <= starts[0] <= starts[-1] < window.end:
         return None
     text = context.text
-    shown = one_line_character_pieces(text, starts)
+    # (the characters of the window the runtime's scan has just read, when this is its text)
+    scanned = last_window()
+    known = (KnownCharacters(scanned[1], region.offset, region.offset + len(scanned[0]))
+             if scanned is not None and text.startswith(scanned[0], region.offset) else None)
+    shown = one_line_character_pieces(text, starts, known)
     if shown is None:
         return None
     line, line_start, (befores, match, afters) = shown

@@ -15,6 +15,7 @@ from soulscan.report.escape import (
     _NEWEST_LETTER,
     _PRINTABLE_BUT_HIDDEN,
     _PRINTABLE_SHORTCUT,
+    ASCII_HIDDEN,
     EscapedText,
     escape_char,
     escape_reach,
@@ -281,3 +282,9 @@ def test_every_escape_is_two_to_ten_characters_wide() -> None:
     """``escape_reach`` has a code for each place in escapes up to 10 characters wide."""
     widths = {len(escape_char(chr(code_point))) for code_point in range(0x110000)}
     assert max(widths) == 10 and min(widths - {1}) == 2
+
+
+def test_ascii_hidden_are_the_ascii_characters_escaped() -> None:
+    ascii_chars = [chr(code) for code in range(128)]
+    assert [char for char in ascii_chars if ASCII_HIDDEN.fullmatch(char)] == [
+        char for char in ascii_chars if is_hidden(char)]

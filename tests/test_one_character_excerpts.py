@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 from soulscan.models import Location
 from soulscan.report import excerpt as excerpt_module
 from soulscan.report.escape import escape_char, escape_replacing, escape_text
-from soulscan.report.excerpt import AFTER_LIMIT, BEFORE_LIMIT, Excerpt, FileExcerpts
+from soulscan.report.excerpt import (
+    AFTER_LIMIT,
+    BEFORE_LIMIT,
+    Excerpt,
+    FileExcerpts,
+    KnownCharacters,
+)
 from soulscan.textpos import LineIndex
 from tests.test_file_excerpts import whole_line_excerpt
 
@@ -68,9 +74,13 @@ def test_the_places_of_one_hidden_character_show_their_line_excerpts(
     shown = excerpt_module._one_character_places(text, line_start, list(starts), reach)
     if shown is not None:
         assert shown == [whole_line_excerpt(text, location) for location in locations]
-    # (told they are places of the character, as ``hidden_places`` finds them: the same)
-    assert excerpt_module.one_character_pieces(text, line_start, list(starts), reach, places=True) == (
-        excerpt_module.one_character_pieces(text, line_start, list(starts), reach))
+    # (told they are places of the character, as ``hidden_places`` finds them, or told the
+    # characters of the text, and more: the same)
+    pieces = excerpt_module.one_character_pieces(text, line_start, list(starts), reach)
+    assert excerpt_module.one_character_pieces(text, line_start, list(starts), reach, places=True) == pieces
+    known = KnownCharacters({char for char in text if not char.isascii()} | {"\u2060", "\U000e0001"},
+                            0, len(text))
+    assert excerpt_module.one_character_pieces(text, line_start, list(starts), reach, known=known) == pieces
     stretch = text[max(line_start, starts[0] - BEFORE_LIMIT - 1) : reach]
     dense = len(stretch) <= len(starts) * (BEFORE_LIMIT + AFTER_LIMIT + 2)
     if first_places and dense and not any(char in stretch for char in TURNED_AWAY):

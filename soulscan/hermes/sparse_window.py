@@ -162,13 +162,14 @@ def window_facts(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
     last = _last_asked[0]
     if last is not None and last[1] is invisible_chars and (last[0] is window or last[0] == window):
         return last[2]
-    facts = _facts_of(window, invisible_chars)
-    _last_asked[0] = (window, invisible_chars, facts)
+    facts, characters = _facts_and_characters(window, invisible_chars)
+    _last_asked[0] = (window, invisible_chars, facts, characters)
     return facts
 
 
-# The last window ``window_facts`` was asked about, with its invisible set and its facts.
-_last_asked: list[tuple[str, frozenset[str], WindowFacts] | None] = [None]
+# The last window ``window_facts`` was asked about, with its invisible set, its facts and
+# its non-ASCII characters.
+_last_asked: list[tuple[str, frozenset[str], WindowFacts, set[str]] | None] = [None]
 
 
 def forget_last_window() -> None:
@@ -181,6 +182,14 @@ def forget_last_window() -> None:
 on_forget(forget_last_window)  # a benchmark's repeated runs look afresh (engine/text_memos)
 
 
+def last_window() -> tuple[str, set[str]] | None:
+    """The last window ``window_facts`` was asked about and its non-ASCII characters (None:
+    none since a file was last read): the runtime profile shows excerpts of the window its
+    scan has just read, which escape its hidden characters."""
+    last = _last_asked[0]
+    return None if last is None else (last[0], last[3])
+
+
 def proven_normal(text: str) -> bool:
     """Whether ``text`` is the last window ``window_facts`` was asked about and its facts
     prove it NFKC-normal (False: not known)."""
@@ -189,6 +198,11 @@ def proven_normal(text: str) -> bool:
 
 
 def _facts_of(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
+    return _facts_and_characters(window, invisible_chars)[0]
+
+
+def _facts_and_characters(window: str, invisible_chars: frozenset[str]) -> tuple[WindowFacts, set[str]]:
+    """The facts of a non-ASCII window, and its non-ASCII characters."""
     utf8 = window.encode("utf-8", "surrogatepass")
     if 2 * (len(utf8) - len(window)) >= 3 * len(window):
         # Half the characters or more are non-ASCII (each adds at most three bytes): the
@@ -203,18 +217,19 @@ def _facts_of(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
         distinct = distinct_characters(read, utf8=non_ascii) if len(read) > _MANY else set(read)
     invisible = frozenset(distinct & invisible_chars)
     if any(map(unicodedata.combining, distinct)) or not unicodedata.is_normalized("NFKC", read):
-        return WindowFacts(invisible, False, None, ascii_kept=ascii_kept(distinct))
+        return WindowFacts(invisible, False, None, ascii_kept=ascii_kept(distinct)), distinct
     if not _FOLDING.isdisjoint(distinct):
-        return WindowFacts(invisible, True, None)
+        return WindowFacts(invisible, True, None), distinct
     joined = "".join(distinct)
     if _WORD_OR_SPACE.search(joined) is None:
         folded = window.encode("ascii", "replace").decode("ascii").lower()
-        return WindowFacts(invisible, True, folded, symbols_only=True)
+        return WindowFacts(invisible, True, folded, symbols_only=True), distinct
     table = _letters_table(joined)
     if table is not None:
         folded = utf8.translate(table, _CONTINUATION_BYTES).decode("ascii")
-        return WindowFacts(invisible, True, folded, letters=True)
-    return WindowFacts(invisible, True, window.encode("ascii", "replace").decode("ascii").lower())
+        return WindowFacts(invisible, True, folded, letters=True), distinct
+    folded = window.encode("ascii", "replace").decode("ascii").lower()
+    return WindowFacts(invisible, True, folded), distinct
 
 
 # ``re``'s own classes, as the runtime's patterns read them

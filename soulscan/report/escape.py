@@ -149,6 +149,10 @@ def escape_replacing(text: str, characters: Iterable[str], most: int) -> str | N
     return text
 
 
+# The ASCII characters ``escape_text`` escapes: C0 controls and DEL (tested).
+ASCII_HIDDEN = re.compile("[\x00-\x1f\x7f]")
+
+
 def hidden_among(characters: Iterable[str]) -> list[str]:
     """Those of ``characters`` that ``escape_text`` escapes."""
     return _HIDDEN.findall("".join(characters))

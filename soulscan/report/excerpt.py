@@ -12,12 +12,14 @@ import bisect
 import itertools
 import operator
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from soulscan.hardened.secrets import redact
 from soulscan.hermes.sparse_window import distinct_characters
 from soulscan.models import Location
 from soulscan.report.escape import (
+    ASCII_HIDDEN,
     ELLIPSIS,
     EscapedText,
     escape_bounded,
@@ -348,6 +350,14 @@ def _one_character_places(
     return list(map(_new, itertools.repeat(Excerpt), zip(befores, itertools.repeat(match), afters)))
 
 
+class KnownCharacters(NamedTuple):
+    """The non-ASCII characters of ``text[start:end]`` (a scan window's, ``last_window``)."""
+
+    characters: AbstractSet[str]
+    start: int
+    end: int
+
+
 class OneCharacterPieces(NamedTuple):
     """The excerpts of many one-character spans, piece by piece: each one's before and
     after pieces, and the match piece they all show."""
@@ -358,7 +368,8 @@ class OneCharacterPieces(NamedTuple):
 
 
 def one_character_pieces(
-    text: str, line_start: int, starts: list[int], reach: int, *, places: bool = False
+    text: str, line_start: int, starts: list[int], reach: int, *, places: bool = False,
+    known: KnownCharacters | None = None,
 ) -> OneCharacterPieces | None:
     """``_inside_one_line``'s excerpts of one-character spans, in text order, that are the
     first places of one hidden character in the stretch they show, ``text[low:reach]``,
@@ -375,7 +386,9 @@ def one_character_pieces(
     stretch at once (``escape_reach``).
 
     ``places``: the caller knows ``starts`` are places of one character in text order
-    (``hidden_places``), which is then not checked again (whether they are the first is)."""
+    (``hidden_places``), which is then not checked again (whether they are the first is).
+    ``known``: the characters of a stretch of ``text`` holding the one shown, if known
+    (then only its ASCII ones are looked for)."""
     count = len(starts)
     first, last = starts[0], starts[-1]
     char = text[first]
@@ -390,9 +403,10 @@ def one_character_pieces(
     if ("\\" in stretch or "\t" in stretch or "\r" in stretch
             or not last + 2 + AFTER_LIMIT <= reach <= len(text)):  # (each after piece whole)
         return None
-    # (its characters told by a sample of its start: a set of it makes an object a character)
-    characters = distinct_characters(stretch, utf8=stretch.encode("utf-8", "surrogatepass"))
-    hidden = hidden_among(characters)
+    hidden = _hidden_known(stretch, low, reach, known)
+    if hidden is None:
+        # (its characters told by a sample of its start: a set of it makes an object a character)
+        hidden = hidden_among(distinct_characters(stretch, utf8=stretch.encode("utf-8", "surrogatepass")))
     escaped = escape_replacing(stretch, hidden, _FEW_HIDDEN)
     if escaped is None:
         return None
@@ -427,6 +441,17 @@ def one_character_pieces(
     return _new(OneCharacterPieces, (befores, shown, afters))
 
 
+def _hidden_known(stretch: str, low: int, reach: int, known: KnownCharacters | None) -> list[str] | None:
+    """The hidden characters ``stretch`` (``text[low:reach]``) may hold, when ``known``
+    tells its non-ASCII ones (and they are few) and it holds no ASCII one; None otherwise."""
+    if known is None or not known.start <= low <= reach <= known.end:
+        return None
+    hidden = hidden_among(known.characters)
+    if len(hidden) > _FEW_HIDDEN or ASCII_HIDDEN.search(stretch) is not None:
+        return None
+    return hidden
+
+
 class OneLinePieces(NamedTuple):
     """``one_character_pieces`` of places on one line, with the line's number and start."""
 
@@ -435,14 +460,17 @@ class OneLinePieces(NamedTuple):
     pieces: OneCharacterPieces
 
 
-def one_line_character_pieces(text: str, starts: list[int]) -> OneLinePieces | None:
+def one_line_character_pieces(
+    text: str, starts: list[int], known: KnownCharacters | None = None
+) -> OneLinePieces | None:
     """``FileExcerpts.excerpts`` of more than ``FEW_FINDINGS`` one-character spans at
     ``starts`` (places of one character in ``text``, in text order) as pieces, with the
     line they lie on,
     found without a location a span: when ``_inside_one_line`` shows them by
     ``one_character_pieces`` (the spans on one long line, each after piece inside it, no
     secret anchor near any of them, places that do not repeat, the first places of one
-    hidden character in a dense stretch); None otherwise."""
+    hidden character in a dense stretch); None otherwise. ``known``: as for
+    ``one_character_pieces``."""
     if len(starts) <= FEW_FINDINGS:
         return None
     first, last = starts[0], starts[-1]
@@ -461,7 +489,7 @@ def one_line_character_pieces(text: str, starts: list[int]) -> OneLinePieces | N
         return None
     if repeating_from(text, line_start, BEFORE_LIMIT + 1, starts, None, reach) is not None:
         return None  # (``_inside_one_line`` works out a period's excerpts and repeats them)
-    pieces = one_character_pieces(text, line_start, starts, reach, places=True)
+    pieces = one_character_pieces(text, line_start, starts, reach, places=True, known=known)
     if pieces is None:
         return None
     return _new(OneLinePieces, (text.count("\n", 0, first) + 1, line_start, pieces))
