@@ -453,8 +453,8 @@ def _one_hidden_character(context: _FileContext, region: Region) -> list[Finding
     char = hidden_char(region.ids[0]) if len(region.ids) == 1 else None
     if char is None:
         return None
-    window = _runtime_window(region)  # (empty unless the runtime flagged the region)
-    places, count = hidden_places(window, char, MAX_OCCURRENCES)
+    # (the region's scan window, read in its text; empty unless the runtime flagged it)
+    places, count = hidden_places(region.text, char, MAX_OCCURRENCES, _runtime_window_end(region))
     if len(places) <= _MANY_OBJECTS:
         return None
     offset, repeat = region.offset, itertools.repeat
@@ -589,15 +589,20 @@ def _runtime_flagged(region: Region) -> bool:
     return bool(region.ids) and region.scanned is not None
 
 
+def _runtime_window_end(region: Region) -> int:
+    """Where ``_runtime_window`` ends in the region's text."""
+    if not _runtime_flagged(region):
+        return 0
+    assert region.scanned is not None and region.scanned.start == region.offset
+    return region.scanned.end - region.offset
+
+
 def _runtime_window(region: Region) -> str:
     """What the runtime profile reads of a region: the text the runtime's own scan read
     (``text[:MAX_SCAN_CHARS]``, the region's scanned span; it starts where the text does),
     or nothing when that scan found nothing or never ran (a ``[BLOCKED:`` memory entry,
     a repeated one)."""
-    if not _runtime_flagged(region):
-        return ""
-    assert region.scanned is not None and region.scanned.start == region.offset
-    return region.text[: region.scanned.end - region.offset]
+    return region.text[: _runtime_window_end(region)]
 
 
 def _runtime_cleared(region: Region) -> bool:

@@ -59,15 +59,17 @@ def verdict_occurrences(window: str, scope: str, verdict: Sequence[str], limit: 
     return Occurrences(listed, counts)
 
 
-def hidden_places(window: str, char: str, limit: int) -> tuple[list[int], int]:
-    """The first ``limit`` places of the hidden character ``char`` in ``window``, and how
-    many times it occurs there."""
-    few = _few_places(window, char, min(limit, _FEW_PLACES))
-    if few is not None:
+def hidden_places(window: str, char: str, limit: int, end: int | None = None) -> tuple[list[int], int]:
+    """The first ``limit`` places of the hidden character ``char`` in ``window[:end]``, and
+    how many times it occurs there (``end`` None: the whole window). A scan window is read
+    in its region's text, not copied out of it."""
+    stop = len(window) if end is None else min(end, len(window))
+    few = _few_places(window, char, min(limit, _FEW_PLACES), stop)
+    if len(few) <= min(limit, _FEW_PLACES):
         return few, len(few)
-    places = _first_places(window, char, limit)
+    places = _first_places(window, char, limit, stop, few[-1] + 1)
     # (those past the last place listed counted, not the window again)
-    return places, len(places) + window.count(char, places[-1] + 1 if places else 0)
+    return places, len(places) + window.count(char, places[-1] + 1, stop)
 
 
 # Up to this many places are found one ``find`` each (a quick scan to each): the split and
@@ -75,16 +77,17 @@ def hidden_places(window: str, char: str, limit: int) -> tuple[list[int], int]:
 _FEW_PLACES = 32
 
 
-def _few_places(text: str, char: str, most: int) -> list[int] | None:
-    """Every place of ``char`` in ``text`` when there are at most ``most`` (None: more)."""
+def _few_places(text: str, char: str, most: int, stop: int) -> list[int]:
+    """Every place of ``char`` in ``text[:stop]`` when there are at most ``most``; else the
+    first ``most + 1``."""
     places: list[int] = []
     find = text.find
-    index = find(char)
+    index = find(char, 0, stop)
     while index >= 0:
-        if len(places) == most:
-            return None
         places.append(index)
-        index = find(char, index + 1)
+        if len(places) > most:
+            break
+        index = find(char, index + 1, stop)
     return places
 
 
@@ -103,10 +106,18 @@ def _first_of_each(matches: list[RuntimeMatch], limit: int) -> list[RuntimeMatch
     return first
 
 
-def _first_places(text: str, char: str, limit: int) -> list[int]:
-    """Where ``char`` occurs in ``text``, its first ``limit`` places: the ends of the pieces
-    a split at them leaves (but the rest after the last), each plus the characters split off
-    before it. C-level passes, not a ``find`` call a place (a thousand joiners)."""
-    pieces = text.split(char, limit)
+def _first_places(text: str, char: str, limit: int, stop: int | None = None, seen: int = 0) -> list[int]:
+    """Where ``char`` occurs in ``text[:stop]``, its first ``limit`` places: the ends of the
+    pieces a split at them leaves (but the rest after the last), each plus the characters
+    split off before it. C-level passes, not a ``find`` call a place (a thousand joiners).
+
+    ``seen``: a length of the text's start holding ``_FEW_PLACES + 1`` places: a start as
+    long as their density says the first ``limit`` need, twice, is split (and copied) in
+    place of the whole text, and the whole only when it holds fewer."""
+    stop = len(text) if stop is None else stop
+    bound = min(stop, 2 * seen * (limit // (_FEW_PLACES + 1) + 1)) if seen else stop
+    pieces = text[:bound].split(char, limit)
+    if len(pieces) <= limit and bound < stop:
+        pieces = text[:stop].split(char, limit)
     del pieces[-1]
     return list(map(operator.add, itertools.accumulate(map(len, pieces)), itertools.count()))

@@ -109,3 +109,17 @@ def test_first_matches_of_another_window_are_not_used() -> None:
 def test_hidden_places_few_or_many(count: int, limit: int) -> None:
     window = "ab\u200dc" * count + "tail"
     assert hidden_places(window, "\u200d", limit) == (_first_places(window, "\u200d", limit), count)
+    # (read in a longer text, up to the window's end)
+    text = window + "x\u200d" * 50 + "\u200d" * 3000
+    assert hidden_places(text, "\u200d", limit, len(window)) == hidden_places(window, "\u200d", limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "\u200d", "\u200d" * 40, "x" * 300, "\U0001f468"]), max_size=120)
+       .map("".join), st.integers(0, 5000), st.sampled_from([1, 31, 32, 33, 100, 1000]))
+def test_hidden_places_up_to_an_end_are_those_of_the_cut_text(text: str, end: int, limit: int) -> None:
+    """Places whose density changes (a dense start, a sparse rest): the first ``limit`` up
+    to ``end`` are those of the text cut there, however long a start is split first."""
+    window = text[:end]
+    places = [at for at, char in enumerate(window) if char == "\u200d"]
+    assert hidden_places(text, "\u200d", limit, end) == (places[:limit], len(places))
