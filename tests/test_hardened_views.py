@@ -330,5 +330,5 @@ def test_a_views_fold_is_the_one_prepared_text_makes(pieces: list[str]) -> None:
     views = Views("".join(pieces))
     for name in ("skeleton", "words", "raw", "nfkc"):
         assert views.folded(name) == PreparedText(views.get(name).text).folded, name
-    if views.skeleton.text is views.lowered and views.text.isascii():
+    if views.skeleton.text is views.lowered(views.text) and views.text.isascii():
         assert views.folded("raw") is views.folded("skeleton")

@@ -204,12 +204,11 @@ def skeleton_view(
     raw: View,
     characters: TextCharacters | None = None,
     nfkc: Callable[[], View] | None = None,
-    lowered: Callable[[], str] | None = None,
+    lowered: Callable[[str], str] | None = None,
 ) -> View:
     """`characters`: those of the text, when they are known; `nfkc`: the nfkc view of the
     text, which the skeleton's own NFKC pass makes too when the passes before it changed
-    nothing; `lowered`: the text's lower case, which the skeleton is too when those passes
-    changed nothing."""
+    nothing; `lowered`: lowers a text as `str.lower` (remembering it for the views' folds)."""
     # Passes that only touch `&`, non-ASCII or look-alike characters are skipped on texts
     # without any: most prose is ASCII.
     view = raw
@@ -238,7 +237,7 @@ def skeleton_view(
             view = _deleted_at(view, _COMBINING_AFTER_NFKC, _NON_ASCII_CHAR)
         else:
             view = rewrite(view, "skeleton", _COMBINING_AFTER_NFKC, "")
-    view = _lower(view, "skeleton", lowered() if lowered and view.text is raw.text else None)
+    view = _lower(view, "skeleton", lowered(view.text) if lowered else None)
     if _may_hold_confusable(rare) and _CONFUSABLE.search(view.text):
         view = _fold_spoofed_words(view)
     return view
@@ -326,9 +325,9 @@ class Views:
         self.text = text
         self._built: dict[str, View] = {}
         self.characters = TextCharacters(text)
-        self._lowered: str | None = None
-        # (a lower-cased text, whether the text folded is ASCII, its fold): the raw text and
-        # the skeleton that is its lower case share one fold
+        self._lowered: list[tuple[str, str]] = []  # (a text, its lower case)
+        # (a lower-cased text, whether the text folded is ASCII, its fold): the raw text (or
+        # its NFKC view) and the skeleton that is its lower case share one fold
         self._folds: list[tuple[str, bool, str]] = []
 
     @property
@@ -336,23 +335,25 @@ class Views:
         """The text's non-ASCII characters (`non_ascii_chars`), for every view's passes."""
         return self.characters.rare
 
-    @property
-    def lowered(self) -> str:
-        """The text lower-cased: the skeleton of most texts, and what their folds are made of."""
-        if self._lowered is None:
-            self._lowered = self.text.lower()
-        return self._lowered
+    def lowered(self, text: str) -> str:
+        """`text.lower()` of the text or of one of its views, each lowered once: the skeleton
+        of most texts is the lower case of the text or of its NFKC view, and the folds of
+        those are made of it."""
+        for seen, lower in self._lowered:
+            if seen is text:
+                return lower
+        lower = text.lower()
+        self._lowered.append((text, lower))
+        return lower
 
     def folded(self, name: str) -> str:
         """`PreparedText(<text of view name>).folded`, lowering no text twice: the skeleton
-        and words views are lower-case, and the raw text (and an NFKC view that is the same)
-        is folded from `lowered` unless it holds an `İ` (`folded_from_lower`)."""
+        and words views are lower-case, and the raw and NFKC views are folded from their
+        `lowered` text unless it holds an `İ` (`folded_from_lower`)."""
         text = self.get(name).text
         if name in _LOWER_CASE_VIEWS:
             lowered = text
-        elif text is self.text and len(self.lowered) == len(text):
-            lowered = self.lowered
-        else:
+        elif len(lowered := self.lowered(text)) != len(text):
             return PreparedText(text).folded
         ascii = text.isascii()
         for seen, seen_ascii, fold in self._folds:
@@ -391,7 +392,7 @@ _BUILDERS: dict[str, Callable[[Views], View]] = {
     "raw": lambda views: identity_view(views.text),
     "nfkc": lambda views: nfkc_view(views.raw, views.rare),
     "skeleton": lambda views: skeleton_view(
-        views.raw, views.characters, lambda: views.nfkc, lambda: views.lowered
+        views.raw, views.characters, lambda: views.nfkc, views.lowered
     ),
     "words": lambda views: words_view(views.skeleton),
 }
