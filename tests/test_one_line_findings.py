@@ -78,6 +78,31 @@ def test_one_line_findings_are_those_of_the_general_path(case: tuple[bytes, str]
                 extra["excerpt_before"], extra["excerpt_match"], extra["excerpt_after"])
 
 
+@st.composite
+def files_of_repeating_joiners(draw: st.DrawFn) -> tuple[bytes, str]:
+    """A line repeating a unit of emoji sequences with joiners, after a lead at times, so
+    its places and excerpts repeat from some period on."""
+    unit = "".join(draw(st.lists(st.sampled_from(UNITS[:8] + [JOINER, "a"]), min_size=1, max_size=6)))
+    if JOINER not in unit:
+        unit += JOINER
+    lead = draw(st.sampled_from(["", "# notes\n", "ab", "x" * 50]))
+    return (lead + unit * draw(st.integers(20, 120)) + "tail " * 12).encode("utf-8"), "agents"
+
+
+@SETTINGS
+@given(case=files_of_repeating_joiners())
+def test_repeating_one_line_findings_are_those_of_the_general_path(case: tuple[bytes, str]) -> None:
+    data, kind = case
+    fast = _scanned(data, kind, fast=True)
+    assert fast == _scanned(data, kind, fast=False)
+    text = decode_runtime_text(data)
+    for _, fields in fast:
+        location, extra = fields["location"], fields["extra"]
+        assert isinstance(location, Location) and isinstance(extra, dict)
+        assert whole_line_excerpt(text, location) == (
+            extra["excerpt_before"], extra["excerpt_match"], extra["excerpt_after"])
+
+
 def test_a_thousand_joiners_among_shuffled_emoji_take_the_path() -> None:
     """A megabyte-like line of shuffled emoji sequences: its thousand joiners are built by
     the one-line path, as the general path builds them, the rest counted on the last."""

@@ -465,11 +465,10 @@ def one_line_character_pieces(
 ) -> OneLinePieces | None:
     """``FileExcerpts.excerpts`` of more than ``FEW_FINDINGS`` one-character spans at
     ``starts`` (places of one character in ``text``, in text order) as pieces, with the
-    line they lie on,
-    found without a location a span: when ``_inside_one_line`` shows them by
-    ``one_character_pieces`` (the spans on one long line, each after piece inside it, no
-    secret anchor near any of them, places that do not repeat, the first places of one
-    hidden character in a dense stretch); None otherwise. ``known``: as for
+    line they lie on, found without a location a span: when they lie on one long line,
+    each after piece inside it, with no secret anchor near any of them, and
+    ``one_character_pieces`` shows them (or the places up to the first whose excerpts
+    repeat, ``repeating_from``); None otherwise. ``known``: as for
     ``one_character_pieces``."""
     if len(starts) <= FEW_FINDINGS:
         return None
@@ -487,11 +486,20 @@ def one_line_character_pieces(
     if not screen.clear(max(line_start, first - BEFORE_LIMIT - REDACTION_MARGIN),
                         last + 1 + AFTER_LIMIT + REDACTION_MARGIN):
         return None
-    if repeating_from(text, line_start, BEFORE_LIMIT + 1, starts, None, reach) is not None:
-        return None  # (``_inside_one_line`` works out a period's excerpts and repeats them)
-    pieces = one_character_pieces(text, line_start, starts, reach, places=True, known=known)
+    # (places that repeat along a text that repeats: a period's pieces repeated, as
+    # ``_inside_one_line`` repeats its excerpts)
+    repeats = repeating_from(text, line_start, BEFORE_LIMIT + 1, starts, None, reach)
+    head = starts if repeats is None else starts[: repeats[1]]
+    pieces = one_character_pieces(
+        text, line_start, head, head[-1] + 2 + AFTER_LIMIT, places=True, known=known)
     if pieces is None:
         return None
+    if repeats is not None:
+        period, repeated_from = repeats
+        more = len(starts) - repeated_from
+        befores, match, afters = pieces
+        pieces = _new(OneCharacterPieces, (befores + repeated(befores[repeated_from - period :], more),
+                                           match, afters + repeated(afters[repeated_from - period :], more)))
     return _new(OneLinePieces, (text.count("\n", 0, first) + 1, line_start, pieces))
 
 
