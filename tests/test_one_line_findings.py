@@ -61,13 +61,11 @@ def _scanned(data: bytes, kind: str, fast: bool) -> list[tuple[list[str], dict[s
     return [(list(vars(finding)), vars(finding)) for finding in result.findings]  # type: ignore[attr-defined]
 
 
-@SETTINGS
-@given(case=files_of_joiners())
-def test_one_line_findings_are_those_of_the_general_path(case: tuple[bytes, str]) -> None:
-    data, kind = case
+def _assert_fast_is_general_and_shows_lines(data: bytes, kind: str) -> None:
+    """The fast path's findings are the general path's, and each excerpt is what its line
+    shows (a line that holds no secret)."""
     fast = _scanned(data, kind, fast=True)
     assert fast == _scanned(data, kind, fast=False)
-    # and each excerpt is what its line shows (a line that holds no secret)
     text = decode_runtime_text(data)
     for _, fields in fast:
         location, extra = fields["location"], fields["extra"]
@@ -76,6 +74,12 @@ def test_one_line_findings_are_those_of_the_general_path(case: tuple[bytes, str]
         if redact(line) == line:
             assert whole_line_excerpt(text, location) == (
                 extra["excerpt_before"], extra["excerpt_match"], extra["excerpt_after"])
+
+
+@SETTINGS
+@given(case=files_of_joiners())
+def test_one_line_findings_are_those_of_the_general_path(case: tuple[bytes, str]) -> None:
+    _assert_fast_is_general_and_shows_lines(*case)
 
 
 @st.composite
@@ -92,15 +96,7 @@ def files_of_repeating_joiners(draw: st.DrawFn) -> tuple[bytes, str]:
 @SETTINGS
 @given(case=files_of_repeating_joiners())
 def test_repeating_one_line_findings_are_those_of_the_general_path(case: tuple[bytes, str]) -> None:
-    data, kind = case
-    fast = _scanned(data, kind, fast=True)
-    assert fast == _scanned(data, kind, fast=False)
-    text = decode_runtime_text(data)
-    for _, fields in fast:
-        location, extra = fields["location"], fields["extra"]
-        assert isinstance(location, Location) and isinstance(extra, dict)
-        assert whole_line_excerpt(text, location) == (
-            extra["excerpt_before"], extra["excerpt_match"], extra["excerpt_after"])
+    _assert_fast_is_general_and_shows_lines(*case)
 
 
 def test_a_thousand_joiners_among_shuffled_emoji_take_the_path() -> None:
