@@ -134,9 +134,14 @@ def candidate_runs(text: str, as_bytes: bytes | None = None) -> list[tuple[int, 
     letters = classes.find(_SIXTEEN_LETTERS)
     if letters < 0:
         return runs
+    found, find = len(runs), classes.find
     while letters >= 0:
-        end = classes.find(b" ", letters)
+        end = find(b" ", letters)
         end = len(classes) if end < 0 else end
-        runs.append((rfind(b" ", 0, letters) + 1, end))
-        letters = classes.find(_SIXTEEN_LETTERS, end)
-    return sorted(set(runs))  # a long run with a "0" is found twice
+        start = rfind(b" ", 0, letters) + 1
+        if find(b"0", start, end) < 0:  # (a run holding one is among those found above)
+            runs.append((start, end))
+        letters = find(_SIXTEEN_LETTERS, end)
+    if len(runs) > found:
+        runs.sort()  # two sorted lists, merged
+    return runs
