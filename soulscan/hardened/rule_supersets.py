@@ -23,6 +23,25 @@ than its one set; counted repeats of over 8 or 4 copies made unbounded (not over
 faster (no DFA refills). The sets are built when the hardened literal sets are
 (``soulscan.engine.re2_literals``: after the same million characters looked up, so a
 one-file run never imports ``re2``), each at its rule's first search after that.
+
+A long text is the exception (``LONG_TEXT_BYTES``): there a set of all a view's rules
+(``ViewSuperset``, each pattern's index mapped back to its rule) answers for every one of
+them in one pass, once at least half of them are live. A pass costs RE2 about one cache
+miss a DFA state it reaches cold (``perf annotate``: two thirds of the DFA loop's samples
+wait on a state's flags or next-state slot), and a set of several rules reaches many more
+states (each rule's partial matches side by side): on a few kilobytes that costs more
+than the passes it spares, on a long text the states are reached once and read many
+times. Measured in the pipeline (2026-12-01) and not taken below that length: one set a
+view for texts of 2 or more live rules up to 1 KB (3,037 passes in place of 9,499: the
+same CPU), for 6 or more at any length (superset CPU 0.48-0.52 s against 0.49-0.53 one
+set a rule), sets of the live rules themselves, built a combination at a time (K >= 4,
+>= 8 KB: 0.38-0.41 s against 0.41-0.46 once warm, but 180 combinations at ~7 ms a build);
+a view's whole set over every text outgrows 16 MB (80-140 ns a byte, DFA refills);
+running a view's passes back to back, and supersets of the gate's live branches alone:
+no faster. The adversarial near-misses (1 MB, 41 live rules), warm scans in the pipeline:
+superset passes 57-79 -> 12-21 ms, the scan 0.53-0.55 -> 0.46-0.49 s; the corpora: 7 views
+of texts over 64 KB answered by their set, 57 passes spared; the four sets built in 27 ms,
+once a process, at its first long text after the sets are due.
 """
 
 from __future__ import annotations
@@ -56,6 +75,7 @@ class RuleSuperset(ScreenSet):
     def __init__(self, sources: Sequence[str]) -> None:
         """Raises ``re2_gate.SetUnavailable`` when google-re2 is missing or refuses."""
         super().__init__(sources, RULE_SET_MEMORY)
+        self.sources = tuple(sources)
 
     def may_match(self, data: bytes) -> bool:
         """False only when one of the patterns surely has no match in these UTF-8 bytes."""
@@ -63,6 +83,62 @@ class RuleSuperset(ScreenSet):
         # without the sentinel the DFA gave up before the end: maybe; with it, every
         # pattern must be found
         return self._sentinel not in found or len(found) > self._sentinel
+
+
+# From this many bytes of a view's text (UTF-8), a view's set answers for its live rules
+# (``ViewSuperset``): the adversarial inputs of ``soulscan bench`` (256 KB and 1 MB) and
+# the corpora's few items over 64 KB; a shorter text pays each rule's own pass.
+LONG_TEXT_BYTES = 1 << 16
+
+
+class ViewSuperset(ScreenSet):
+    """The superset patterns of several rules (each one's ``RuleSuperset``) as one set of
+    ``re2_gate.SET_MEMORY``: one pass says which of the rules may match."""
+
+    def __init__(self, supersets: Sequence[tuple[str, RuleSuperset]]) -> None:
+        """`supersets`: (rule id, its superset). Raises ``re2_gate.SetUnavailable`` when
+        google-re2 is missing or refuses."""
+        sources: list[str] = []
+        owners: list[int] = []  # set index -> the number of its rule
+        for number, (_, superset) in enumerate(supersets):
+            sources += superset.sources
+            owners += [number] * len(superset.sources)
+        super().__init__(sources)
+        self.rule_ids = tuple(rule_id for rule_id, _ in supersets)
+        self._owners = tuple(owners)
+        self._needed = tuple(len(superset.sources) for _, superset in supersets)
+
+    def may_match(self, data: bytes) -> frozenset[str]:
+        """The rules whose patterns are all found in these UTF-8 bytes (what each rule's
+        own set says), or every rule when the DFA gave up before the end."""
+        found = self.found(data)
+        if found is None:
+            return frozenset(self.rule_ids)
+        counts = [0] * len(self.rule_ids)
+        owners = self._owners
+        for index in found:
+            counts[owners[index]] += 1
+        return frozenset(rule_id for rule_id, count, needed
+                         in zip(self.rule_ids, counts, self._needed, strict=True)
+                         if count == needed)
+
+
+def view_superset_of(rules: Sequence[Rule]) -> ViewSuperset | None:
+    """One set of the superset patterns of those of `rules` that have one (None: none
+    has, or RE2 refuses the set)."""
+    from soulscan.engine.re2_gate import SetUnavailable
+
+    supersets = []
+    for rule in rules:
+        superset = superset_of(rule.regex_source, rule.regex_flags)
+        if superset is not None:
+            supersets.append((rule.id, superset))
+    if not supersets:
+        return None
+    try:
+        return ViewSuperset(supersets)
+    except SetUnavailable:
+        return None
 
 
 @functools.cache

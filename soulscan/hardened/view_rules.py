@@ -4,9 +4,10 @@ Each view's text is prepared (folded) once; the anchors of the raw, NFKC and ske
 are looked up together, once a distinct folded text of those views (most texts fold the
 same in all three), and the words view's once; the gate then says which rules, and which
 of their branches, can match; a live rule whose RE2 superset finds nothing in the view
-(``soulscan.hardened.rule_supersets``, once the RE2 sets are built) is not searched; the
-others only where a match can start (``soulscan.hardened.branch_search``), with what the
-lookup found ruling out the start strings the text cannot hold.
+(``soulscan.hardened.rule_supersets``, once the RE2 sets are built; on a long text where
+many of a view's rules are live, one pass of the view's set answers for all) is not
+searched; the others only where a match can start (``soulscan.hardened.branch_search``),
+with what the lookup found ruling out the start strings the text cannot hold.
 """
 
 from __future__ import annotations
@@ -48,6 +49,15 @@ def shared_finder(kind: str) -> PivotFinder:
     return pivot_finder(frozenset().union(*(view_gate(view, kind).anchors for view in SHARED_VIEWS)))
 
 
+@functools.cache
+def view_superset(view: str, kind: str) -> rule_supersets.ViewSuperset | None:
+    """One RE2 set of the supersets of the rules of `view` searched by their own pattern
+    (``rule_supersets.ViewSuperset``), built at the first long text that asks for it."""
+    return rule_supersets.view_superset_of(
+        [gated[0].rule for gated in view_gate(view, kind).rules
+         if searched_by_pattern(gated[0].rule)])
+
+
 def rule_spans(
     rule: Rule,
     search: BranchSearch,
@@ -85,6 +95,8 @@ class ViewRules:
         # whether the rule supersets are built, asked once a text: sets built while it is
         # worked on are used from the next (a superset only spares a search)
         self._supersets_due: bool | None = None
+        # view -> the live rules its set rules out (a long text); None: each rule asks its own
+        self._ruled_out: dict[str, frozenset[str] | None] = {}
 
     def prepared(self, view: str) -> PreparedText:
         """One PreparedText a view, so anchor folding is done once, not once a rule; views
@@ -122,11 +134,39 @@ class ViewRules:
         due = self._supersets_due
         if due is None:
             due = self._supersets_due = rule_supersets.due()
-        if (due and searched_by_pattern(rule)
-                and not rule_supersets.may_match(rule, self._encoded(prepared))):
+        if due and searched_by_pattern(rule) and not self._may_match(rule, prepared):
             return []
         words = self.words_index() if view == "words" else None
         return rule_spans(rule, search, prepared, words, self._found[view])
+
+    def _may_match(self, rule: Rule, prepared: PreparedText) -> bool:
+        """False only when the rule's superset rules out its search in the view's text: by
+        one pass of the view's set on a long text where many of its rules are live, else
+        by the rule's own set."""
+        data = self._encoded(prepared)
+        if data is None:
+            return True
+        if len(data) >= rule_supersets.LONG_TEXT_BYTES:
+            view = rule.view
+            if view not in self._ruled_out:
+                self._ruled_out[view] = self._ruled_out_by_view_set(view, data)
+            ruled_out = self._ruled_out[view]
+            if ruled_out is not None:
+                return rule.id not in ruled_out
+        return rule_supersets.may_match(rule, data)
+
+    def _ruled_out_by_view_set(self, view: str, data: bytes) -> frozenset[str] | None:
+        """The live rules of `view` that its set rules out in `data`, when at least half of
+        the rules it holds are live (one pass then costs less than theirs); None: each
+        live rule asks its own set."""
+        superset = view_superset(view, self.kind)
+        if superset is None:
+            return None
+        searches = self.live(view)
+        live = [rule_id for rule_id in superset.rule_ids if rule_id in searches]
+        if len(live) < 2 or 2 * len(live) < len(superset.rule_ids):
+            return None
+        return frozenset(live) - superset.may_match(data)
 
     def _encoded(self, prepared: PreparedText) -> bytes | None:
         """A view's text as UTF-8, encoded once for every rule tried (None: a lone
