@@ -14,8 +14,18 @@ text's first lines, to the end of one at least ``READ_AHEAD`` characters past th
 are kept and joined (that line's newline left out: a line's text and end read the same
 without it), the rest are each checked (strict UTF-8, as the whole decode checks it),
 counted and dropped. Any file this cannot judge exactly (no CR translation is done here, the leading
-whitespace or a single long line reaching past what is kept, a window the runtime loads, an
-error) is left to the whole-text path (None).
+whitespace reaching past what is kept, a window the runtime loads, an error) is left to the
+whole-text path (None).
+
+A long line (a file of emoji sequences is one line of a megabyte) is cut: the start then
+ends inside it, at the end of a piece at least ``READ_AHEAD`` characters past the window,
+on a character other than whitespace. Of that cut line the report reads no more than the
+start holds either (its findings' excerpts, their secret screen and the line's length up to
+``LONG_LINE``), but for one thing: an excerpt that may show a secret redacts its whole line
+(``FileExcerpts._shows_no_secret``). It does not when the span is short and no secret
+anchor lies near it; so a cut start answers only when every verdict id is a hidden
+character's (each finding one character) and no anchor lies on the cut line near the
+window (``_cut_line_clear``).
 """
 
 from __future__ import annotations
@@ -28,7 +38,9 @@ from soulscan.hermes.documents import FRAMING, RuntimeDocument, document_label, 
 from soulscan.hermes.scanner import MAX_SCAN_CHARS
 from soulscan.hermes.sections import judge_section
 from soulscan.hermes.truncation import DEFAULT_MAX_CHARS
-from soulscan.report.excerpt import LONG_LINE, REDACTION_MARGIN
+from soulscan.report.excerpt import AFTER_LIMIT, BEFORE_LIMIT, LONG_LINE, REDACTION_MARGIN
+from soulscan.report.secret_screen import ANCHOR_STARTS, LONGEST_ANCHOR, SecretScreen
+from soulscan.verdict_occurrences import hidden_char
 
 # Files up to this many bytes are decoded whole: the saving is in the megabytes.
 LARGE_FILE_BYTES = 4 * MAX_SCAN_CHARS
@@ -50,6 +62,11 @@ PIECE_BYTES = 4_096
 ASCII_PROBE_BYTES = 32_768
 
 _decode_utf8 = codecs.utf_8_decode
+# Every byte but the ASCII characters a secret anchor can start with (``ANCHOR_STARTS``),
+# and the leading byte of the one other's UTF-8 form (U+017F LONG S).
+_NOT_ANCHOR_START_BYTES = bytes(byte for byte in range(256)
+                                if byte > 0x7F or ANCHOR_STARTS.match(chr(byte)) is None)
+_LONG_S_LEAD = "\u017f".encode()[:1]
 # The end of a line that ends in no whitespace: the start ends there, before the newline,
 # so it is its own stripped text (``prepare_context_text`` copies a text it strips).
 _LINE_END = re.compile(r"\S\n")
@@ -67,12 +84,13 @@ def blocked_start_document(path: str, kind: str, data: bytes) -> RuntimeDocument
     # many bytes in (a character is one to four bytes); a CR (and so universal newlines'
     # translation) is left to the whole-text path.
     kept_chars = MAX_SCAN_CHARS + READ_AHEAD
-    if data.find(b"\n", kept_chars) == -1 or b"\r" in data:
+    if b"\r" in data:
         return None
-    read = _read_start(data, kept_chars)
+    # (with no newline that far in, the start is cut in its last line at once)
+    read = _read_start(data, kept_chars, cut=data.find(b"\n", kept_chars) == -1)
     if read is None:
         return None
-    start, chars_total = read
+    start, chars_total, cut = read
     label = document_label(path, kind)
     header, trailer, _ = FRAMING[kind]
     judged = judge_section(start, label, header=header, trailer=trailer, strip_frontmatter=False)
@@ -83,17 +101,24 @@ def blocked_start_document(path: str, kind: str, data: bytes) -> RuntimeDocument
             or judged.prepared.scan_start + kept_chars > len(start)
             or len(judged.prepared.scanned) < MAX_SCAN_CHARS):
         return None
+    if cut and not _cut_line_clear(start, data, judged.ids, judged.prepared.scan_start + MAX_SCAN_CHARS):
+        return None
     return whole_document(path, kind, label, start, judged, chars_total)
 
 
-def _read_start(data: bytes, kept_chars: int) -> tuple[str, int] | None:
+def _read_start(data: bytes, kept_chars: int, cut: bool = False) -> tuple[str, int, bool] | None:
     """The decoded text up to its first newline at or past ``kept_chars`` that follows a
-    character other than whitespace (the newline left out), and the whole text's length;
-    None when the bytes are not UTF-8 or the start is not short."""
+    character other than whitespace (the newline left out), the whole text's length, and
+    whether the start is cut inside a line instead: at the end of the first piece past
+    ``kept_chars`` (``cut``), or past twice that (a long line), that ends in a character
+    other than whitespace. None when the bytes are not UTF-8 or the start is not short."""
     pieces = _pieces(data)
     kept: list[str] = []
     kept_length = 0  # characters in ``kept``
     newline = -1
+    # (past this many characters kept, a piece that ends in no whitespace ends the start)
+    cut_past = kept_chars if cut else 2 * kept_chars
+    cut = False
     try:
         for piece in pieces:
             if kept_length + len(piece) > kept_chars:
@@ -107,8 +132,12 @@ def _read_start(data: bytes, kept_chars: int) -> tuple[str, int] | None:
             kept_length += len(piece)
             if newline != -1:
                 break
-            if kept_length > 2 * kept_chars:
-                return None  # (a long line: the whole-text path reads it)
+            if kept_length > cut_past and piece and not piece[-1].isspace():
+                cut = True
+                newline = len(piece)  # (all of it kept)
+                break
+            if kept_length > 4 * kept_chars:
+                return None  # (whitespace all the way: the whole-text path reads it)
         else:
             return None
         # (the rest only checked and counted)
@@ -117,7 +146,33 @@ def _read_start(data: bytes, kept_chars: int) -> tuple[str, int] | None:
         return None
     # (joined up to the newline: slicing the joined text would copy it all again)
     kept[-1] = kept[-1][:newline]
-    return "".join(kept), chars_total
+    return "".join(kept), chars_total, cut
+
+
+def _cut_line_clear(start: str, data: bytes, ids: tuple[str, ...], window_end: int) -> bool:
+    """Whether no excerpt of a finding on the start's cut last line reads that line whole:
+    every finding is one character (each id a hidden character's, a finding of which is
+    that character), and no secret anchor lies on the line near the window, where
+    ``FileExcerpts._shows_no_secret`` screens each finding's neighbourhood (from
+    ``BEFORE_LIMIT + REDACTION_MARGIN`` before it, cut at the line's start, to
+    ``AFTER_LIMIT + REDACTION_MARGIN`` after it; the findings lie in the window).
+    ``data``: the file's bytes, whose UTF-8 text ``start`` begins."""
+    line_start = start.rfind("\n") + 1
+    if line_start >= window_end:
+        return True  # (no finding on it)
+    if not all(hidden_char(rule_id) is not None for rule_id in ids):
+        return False  # (a pattern's match may be longer than an excerpt screens)
+    low = max(line_start, window_end - MAX_SCAN_CHARS - BEFORE_LIMIT - REDACTION_MARGIN)
+    high = window_end + AFTER_LIMIT + REDACTION_MARGIN
+    # No character an anchor starts with, so no anchor starts there or reaches in: told
+    # by the bytes (C passes, a quarter of one over the characters), of a stretch that
+    # holds the characters' (a character is one to four bytes). An ASCII byte is an ASCII
+    # character in UTF-8; the one other start's leading byte is looked for alone (a
+    # ``memchr``: its two bytes are a slow search among emoji).
+    encoded = data[max(0, low - LONGEST_ANCHOR + 1) : 4 * high]
+    if not encoded.translate(None, _NOT_ANCHOR_START_BYTES) and _LONG_S_LEAD not in encoded:
+        return True
+    return SecretScreen(start).clear(low, high)
 
 
 def _pieces(data: bytes) -> Iterator[str]:
