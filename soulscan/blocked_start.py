@@ -87,7 +87,7 @@ def blocked_start_document(path: str, kind: str, data: bytes) -> RuntimeDocument
     if b"\r" in data:
         return None
     # (with no newline that far in, the start is cut in its last line at once)
-    read = _read_start(data, kept_chars, cut=data.find(b"\n", kept_chars) == -1)
+    read = _read_start(data, kept_chars, cut_at_once=data.find(b"\n", kept_chars) == -1)
     if read is None:
         return None
     start, chars_total, cut = read
@@ -106,18 +106,20 @@ def blocked_start_document(path: str, kind: str, data: bytes) -> RuntimeDocument
     return whole_document(path, kind, label, start, judged, chars_total)
 
 
-def _read_start(data: bytes, kept_chars: int, cut: bool = False) -> tuple[str, int, bool] | None:
+def _read_start(
+    data: bytes, kept_chars: int, cut_at_once: bool = False
+) -> tuple[str, int, bool] | None:
     """The decoded text up to its first newline at or past ``kept_chars`` that follows a
     character other than whitespace (the newline left out), the whole text's length, and
     whether the start is cut inside a line instead: at the end of the first piece past
-    ``kept_chars`` (``cut``), or past twice that (a long line), that ends in a character
+    ``kept_chars`` (``cut_at_once``), or past twice that (a long line), that ends in a character
     other than whitespace. None when the bytes are not UTF-8 or the start is not short."""
     pieces = _pieces(data)
     kept: list[str] = []
     kept_length = 0  # characters in ``kept``
     newline = -1
     # (past this many characters kept, a piece that ends in no whitespace ends the start)
-    cut_past = kept_chars if cut else 2 * kept_chars
+    cut_past = kept_chars if cut_at_once else 2 * kept_chars
     cut = False
     try:
         for piece in pieces:

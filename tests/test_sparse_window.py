@@ -93,7 +93,7 @@ def test_the_last_window_asked_about_is_remembered_for_an_equal_text(
             window += "\u2019"
         asked = data.draw(st.sampled_from([window, "".join(list(window)), window[::-1]]))
         invisible = data.draw(st.sampled_from(sets))
-        fresh = sparse_window._facts_of(asked, invisible)
+        fresh = sparse_window._facts_and_characters(asked, invisible)[0]
         assert window_facts(asked, invisible) == fresh
         other = data.draw(st.sampled_from([asked, "".join(list(asked)), asked[::-1], asked + "x"]))
         assert sparse_window.proven_normal(other) is (fresh.normal and other == asked)
@@ -361,9 +361,9 @@ def test_a_window_of_shuffled_emoji_sequences_is_told_by_re2() -> None:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sparse_window, "made_of", spy)
-        facts = sparse_window._facts_of(window, INVISIBLE)
+        facts = sparse_window._facts_and_characters(window, INVISIBLE)[0]
     assert calls == ([True] if sparse_window._re2() is not None else [None])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sparse_window, "_re2", lambda: None)
-        assert sparse_window._facts_of(window, INVISIBLE) == facts
+        assert sparse_window._facts_and_characters(window, INVISIBLE)[0] == facts
     assert facts.invisible == INVISIBLE & set(window)

@@ -197,10 +197,6 @@ def proven_normal(text: str) -> bool:
     return last is not None and last[2].normal and (last[0] is text or last[0] == text)
 
 
-def _facts_of(window: str, invisible_chars: frozenset[str]) -> WindowFacts:
-    return _facts_and_characters(window, invisible_chars)[0]
-
-
 def _facts_and_characters(window: str, invisible_chars: frozenset[str]) -> tuple[WindowFacts, set[str]]:
     """The facts of a non-ASCII window, and its non-ASCII characters."""
     utf8 = window.encode("utf-8", "surrogatepass")
