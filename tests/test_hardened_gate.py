@@ -136,6 +136,29 @@ def test_a_gates_plan_from_the_start_up_cache_is_the_one_worked_out_afresh(view:
     assert [gate.gated_rule(rule) for rule in rules] == [g for g, _, _ in built.rules]
 
 
+@pytest.mark.parametrize(("groups", "searched", "chosen"), [
+    pytest.param(({"display", "everything after", "output"}, {"\\x1b", "\\033"}), set(),
+                 {"\\x1b", "\\033"}, id="rare-characters-over-common-words"),
+    pytest.param(({"about"}, {"xyz"}), set(), {"xyz"},
+                 id="a-common-word-makes-a-group-likely"),
+    pytest.param(({NON_ASCII}, {"mode"}), set(), {"mode"}, id="non-ascii-marker-likeliest"),
+    pytest.param(({"prompt", "quiz"}, {"prompt", "zzzzzz"}), {"prompt", "zzzzzz"},
+                 {"prompt", "zzzzzz"}, id="as-likely-then-fewest-lookups-added"),
+])
+def test_a_requirement_is_tested_by_its_least_likely_group(
+    groups: tuple[set[str], ...], searched: set[str], chosen: set[str]
+) -> None:
+    assert gate._cheapest(tuple(map(frozenset, groups)), searched) == chosen
+
+
+def test_a_rule_of_common_words_and_escape_sequences_is_tested_by_the_escapes() -> None:
+    # SS408 (terminal escapes shown to the user): `echo`, `print` open it in most texts,
+    # an escape sequence in few
+    raw = view_gate("raw", "agents")
+    ((_, whole, _),) = [entry for entry in raw.rules if entry[0].rule.id == "SS408"]
+    assert "\\x1b" in raw._tests[whole][0] and "echo" not in raw._tests[whole][0]
+
+
 def test_words_start_strings_are_looked_up_and_tested() -> None:
     words = view_gate("words", "agents")
     for gated, _, tests in words.rules:
