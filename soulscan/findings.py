@@ -24,7 +24,7 @@ import operator
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from soulscan.engine.rulepack import Rule
@@ -154,14 +154,16 @@ def _findings(
     if not runtime and not hardened:  # the common case: a clean file
         return ()
     kept = runtime
-    if hardened:  # (the runtime profile has none to compare)
+    if hardened and runtime:  # (the runtime profile has no hardened one to compare)
         restates = _runtime_cover(runtime)
         kept = runtime + [draft for draft in hardened if not restates(draft)]
+    elif hardened:  # (the hardened profile: no runtime occurrence to restate)
+        kept = hardened
     collected = _count_omitted(context.build(kept), context.occurrences)
-    # (spans are (start, end) tuples; with runtime findings alone the origin ties, and
-    # those of one region come in file order: its occurrences in (start, end, id) order)
+    # (spans are (start, end) tuples; with findings of one origin alone the origin ties,
+    # and those of one region come in file order: its occurrences in (start, end, id) order)
     if hardened or runtime_regions > 1:
-        collected.sort(key=_file_order if hardened else _span_then_id)
+        collected.sort(key=_file_order if hardened and runtime else _span_then_id)
     return tuple(collected)
 
 
@@ -219,12 +221,19 @@ class _Draft(NamedTuple):
     detail: str | None = None
 
 
-@dataclass(frozen=True)
 class _FileContext:
-    """The text and display name of the file being reported, and its occurrence counts."""
-    text: str
-    display: str
-    occurrences: Counter[str] = field(default_factory=Counter)
+    """The text and display name of the file being reported, and its occurrence counts.
+
+    (A plain class with slots, not a frozen dataclass: one is made for every scanned file,
+    clean or not, and the dataclass's ``__init__`` and default factory cost three times as
+    much.)"""
+
+    __slots__ = ("display", "occurrences", "text")
+
+    def __init__(self, text: str, display: str) -> None:
+        self.text = text
+        self.display = display
+        self.occurrences: Counter[str] = Counter()
 
     def admit(self, rule_id: str) -> bool:
         """Count an occurrence; False once the rule has ``MAX_OCCURRENCES`` listed."""
@@ -301,9 +310,14 @@ class _FileContext:
                 last_region, window, visible_spans = region, region.scanned, region.visible
                 low, high = (window.start, window.end) if window is not None else (1, 0)
             scanned = low <= start and end <= high  # (never with no window: 1 > 0)
-            # (none of a blocked unit reaches the model: every runtime-profile finding)
-            reaches_model = bool(visible_spans) and any(
-                _overlaps(span, visible) for visible in visible_spans)
+            # Whether the span overlaps a visible one (an empty span: lies inside one). None
+            # of a blocked unit reaches the model: every runtime-profile finding.
+            reaches_model = False
+            for visible_start, visible_end in visible_spans:  # (written out: one a finding)
+                if (visible_start <= start < visible_end if start == end
+                        else start < visible_end and visible_start < end):
+                    reaches_model = True
+                    break
             matched = text[start:end]
             identity = identities.get(matched)  # (only short ones are kept)
             if identity is None:
@@ -620,12 +634,13 @@ def _hardened_findings(
     analyze = _hardened_analyzer()
     if analyze is None:
         return
+    offset = region.offset
     for match in analyze(region.text, kind=document.kind, runtime=document):
         if not context.admit(match.rule.id):
             continue
-        span = Span(region.offset + match.start, region.offset + match.end)
-        yield _Draft(region, RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
-                     match.decoded, match.detail)
+        span = _new(Span, (offset + match.start, offset + match.end))
+        yield _new(_Draft, (region, RuleFacts.of(match.rule), ORIGIN_HARDENED, span, EFFECT_NONE,
+                            match.decoded, match.detail))
 
 
 def _project_pack_findings(
@@ -666,12 +681,7 @@ def _safe_prefix(prefix: str) -> str:
     return escape_bounded(redact(prefix), SNIPPET_LIMIT)
 
 
-def _overlaps(span: Span, other: Span) -> bool:
-    if span.start == span.end:
-        return other.start <= span.start < other.end
-    return span.start < other.end and other.start < span.end
-
-
+@functools.cache  # (asked for every region scanned: an import statement each time costs)
 def _hardened_analyzer() -> Callable[..., Any] | None:
     try:
         from soulscan.hardened.analyze import analyze
