@@ -366,3 +366,23 @@ def test_every_character_an_anchor_can_start_with_is_an_anchor_start() -> None:
             starts.add(char)
     assert all(secret_screen.ANCHOR_STARTS.match(char) for char in starts)
     assert not secret_screen.ANCHOR_STARTS.match("K") and not secret_screen.ANCHOR_STARTS.match("1")
+
+
+_PLAIN_OR_HIDDEN = st.lists(st.sampled_from(["a", " ", "\\", "\\u{", "}", "\t", "\u200b", "\U000e0041", "é", "😀",
+                                             "x" * 45, "\u200b" * 30]), max_size=40).map("".join)
+
+
+@EXCERPT_SETTINGS
+@given(_PLAIN_OR_HIDDEN, st.integers(0, 200), st.integers(0, 200))
+def test_an_unredacted_excerpt_escapes_and_bounds_each_piece(line: str, start: int, width: int) -> None:
+    """``excerpt`` without ``redact`` (one check of the pieces' join for hidden characters)
+    is each piece cut one past its limit, escaped and bounded on its own."""
+    from soulscan.report.escape import escape_bounded, escape_bounded_left
+
+    start = min(start, len(line))
+    end = min(start + width, len(line))
+    assert excerpt(line, start, start + width, None) == (
+        escape_bounded_left(line[max(0, start - 41) : start], 40),
+        escape_bounded(line[start : min(end, start + 81)], 80),
+        escape_bounded(line[end : end + 41], 40),
+    )

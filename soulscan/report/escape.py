@@ -90,7 +90,7 @@ def _escape_run(match: regex.Match[str]) -> str:
     return "".join(map(_ESCAPES.__getitem__, run))
 
 
-def _needs_no_escape(text: str) -> bool:
+def needs_no_escape(text: str) -> bool:
     """Whether ``text`` holds no hidden character, told in C for most printable text."""
     return text.isprintable() and (  # in ASCII only C0 controls and DEL are hidden
         text.isascii() or _PRINTABLE_SHORTCUT and _PRINTABLE_BUT_HIDDEN.search(text) is None
@@ -99,7 +99,7 @@ def _needs_no_escape(text: str) -> bool:
 
 def escape_text(text: str) -> str:
     """``text`` with every hidden or dangerous character replaced by a visible escape."""
-    if _needs_no_escape(text):
+    if needs_no_escape(text):
         return text
     escaped: str = _HIDDEN_RUN.sub(_escape_run, text)
     return escaped
@@ -123,7 +123,7 @@ class EscapedText:
     def of(cls, text: str) -> EscapedText:
         # (the hidden ones among its distinct characters, one regex pass over those: a
         # stretch of emoji sequences holds a few dozen in thousands of characters)
-        hidden = set() if _needs_no_escape(text) else set(_HIDDEN.findall("".join(set(text))))
+        hidden = set() if needs_no_escape(text) else set(_HIDDEN.findall("".join(set(text))))
         if not hidden:
             return cls(text, None)
         escapes = {char: _ESCAPES[char] for char in hidden}

@@ -29,6 +29,7 @@ from soulscan.report.escape import (
     escape_text,
     hidden_among,
     is_hidden,
+    needs_no_escape,
     shorten,
     shorten_left,
     shorten_left_slices,
@@ -58,11 +59,16 @@ def excerpt(line: str, start: int, end: int, redact: Callable[[str], str] | None
     """
     end = min(max(end, start), len(line))
     if redact is None:
-        return Excerpt(
-            escape_bounded_left(line[max(0, start - BEFORE_LIMIT - 1) : start], BEFORE_LIMIT),
-            escape_bounded(line[start : min(end, start + MATCH_LIMIT + 1)], MATCH_LIMIT),
-            escape_bounded(line[end : end + AFTER_LIMIT + 1], AFTER_LIMIT),
-        )
+        # ``escape_bounded(_left)`` of each piece, cut to one character past its limit. A
+        # character is escaped or not on its own, so pieces whose join needs no escape need
+        # none each: one C check for the three (most excerpts), not a call a piece.
+        before = line[max(0, start - BEFORE_LIMIT - 1) : start]
+        match = line[start : min(end, start + MATCH_LIMIT + 1)]
+        after = line[end : end + AFTER_LIMIT + 1]
+        if not needs_no_escape(before + match + after):
+            before, match, after = escape_text(before), escape_text(match), escape_text(after)
+        return _new(Excerpt, (shorten_left(before, BEFORE_LIMIT), shorten(match, MATCH_LIMIT),
+                              shorten(after, AFTER_LIMIT)))
     # Only a bounded neighbourhood is ever shown; the margin lets redaction see a whole
     # secret that straddles the edge of what is shown.
     before = line[max(0, start - BEFORE_LIMIT - REDACTION_MARGIN) : start]
