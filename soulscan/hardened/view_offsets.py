@@ -98,11 +98,15 @@ class EditedMap:
         self.parent = parent
         self._chunks = iter(chunks)
         self._taken_all = False
-        self.edits = Edits([], [], [], [])
+        # Made at the first mapping: most maps are never asked (no rule fires on their view).
+        self._edits: Edits | None = None
 
-    def _take_past(self, index: int) -> None:
-        """Take chunks until every replacement starting at or before `index` is known."""
-        edits = self.edits
+    def _taken_past(self, index: int) -> Edits:
+        """The replacements taken so far, once chunks are taken until every replacement
+        starting at or before `index` is known."""
+        edits = self._edits
+        if edits is None:
+            edits = self._edits = Edits([], [], [], [])
         while not self._taken_all and (not edits.new_starts or edits.new_starts[-1] <= index):
             chunk = next(self._chunks, None)
             if chunk is None:
@@ -112,12 +116,12 @@ class EditedMap:
             edits.old_ends.extend(chunk.old_ends)
             edits.new_starts.extend(chunk.new_starts)
             edits.sizes.extend(chunk.sizes)
+        return edits
 
     def _in_parent(self, index: int) -> tuple[int, int]:
         """(first, last) character of the rewritten text that view character `index` came
         from; last = first - 1 for an inserted character (it replaced nothing)."""
-        self._take_past(index)
-        edits = self.edits
+        edits = self._taken_past(index)
         k = bisect_right(edits.new_starts, index) - 1
         if k < 0:
             return (index, index)
@@ -136,7 +140,7 @@ class EditedMap:
         return self.parent.end(last) if last >= first else self.parent.start(first)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PaddedMap:
     """`parent`'s text (`length` > 0 characters) with a space added before and/or after it;
     the added spaces are empty spans at its start and at its end."""
@@ -145,6 +149,15 @@ class PaddedMap:
     length: int
     lead: int  # 1 when a space was added before the text
     trail: bool
+
+    def __init__(self, parent: OffsetMap, length: int, lead: int, trail: bool) -> None:
+        # The fields written into the instance's dict, as `View` does: the frozen dataclass's
+        # own __init__ sets each by object.__setattr__ (~6x as long; one map a words view).
+        fields = self.__dict__
+        fields["parent"] = parent
+        fields["length"] = length
+        fields["lead"] = lead
+        fields["trail"] = trail
 
     def _added(self, index: int) -> int | None:
         """The original offset of an added space, None for a character of the text."""
