@@ -4,7 +4,8 @@ The text is walked one extended grapheme cluster at a time, so the characters th
 legitimate emoji (ZWJ sequences, VS16, keycaps, skin tones, tag-sequence subdivision flags) are
 recognised as such and never reported. Only the clusters holding a suspect are judged, each
 once for all its repeats; text dense with suspects (emoji) is judged in C-level passes, and
-where it repeats itself, once for each distinct space-separated chunk.
+where it repeats itself, once for each distinct space-separated chunk; where it does not, at
+the few suspects that `legit_emoji`'s passes leave unproven.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from itertools import accumulate, compress, islice
 import regex
 
 from soulscan.hardened.emoji_data import RGI_TAG_SEQUENCES
+from soulscan.hardened.legit_emoji import EMOJI as _EMOJI
+from soulscan.hardened.legit_emoji import PICTOGRAPHIC as _PICTOGRAPHIC
+from soulscan.hardened.legit_emoji import PREPEND_RANGES as _PREPEND_RANGES
+from soulscan.hardened.legit_emoji import opens_a_cluster, without_legit_emoji_parts
 from soulscan.hardened.unicode_kinds import (
     ANSI,
     BIDI_CONTROL,
@@ -52,12 +57,6 @@ _BMP_SUSPECT_CHARS = re.compile(
     "["
     + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in SUSPECT_RANGES if last < 0x10000)
     + "]"
-)
-_EMOJI = regex.compile(
-    r"[\p{Extended_Pictographic}\p{Emoji}\p{Emoji_Modifier}\p{Regional_Indicator}]"
-)
-_PICTOGRAPHIC = regex.compile(
-    r"[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{Regional_Indicator}]"
 )
 # Scripts whose orthography uses ZWJ/ZWNJ between letters (Arabic, Persian, Indic, Sinhala, ...).
 _JOINING_SCRIPT = regex.compile(
@@ -137,12 +136,16 @@ def _boundary_before(text: str, index: int, floor: int) -> int:
     """A grapheme cluster boundary in (floor, index], or `floor`.
 
     Two ASCII characters other than CR LF always have a boundary between them: no ASCII
-    character extends, joins, prepends or is a regional indicator or pictograph (UAX #29).
+    character extends, joins, prepends or is a regional indicator or pictograph (UAX #29);
+    in emoji, a pictograph opens a cluster after most characters (`opens_a_cluster`).
     """
     position = index
     while position > floor and position > index - _MAX_WALK:
         before, at = text[position - 1], text[position]
-        if before.isascii() and at.isascii() and not (before == "\r" and at == "\n"):
+        if before.isascii() and at.isascii():
+            if not (before == "\r" and at == "\n"):
+                return position
+        elif opens_a_cluster(before, at):
             return position
         position -= 1
     return floor
@@ -221,14 +224,8 @@ def suspect_characters(text: str) -> list[tuple[int, str]]:
     return found
 
 
-# The characters of Grapheme_Cluster_Break=Prepend (tests/test_unicode_prefilter.py: the
-# same as `regex`'s class), which alone keep a space in the cluster before it.
-_PREPEND_RANGES = (
-    (0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2),
-    (0x0D4E, 0x0D4E), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x111C2, 0x111C3),
-    (0x113D1, 0x113D1), (0x1193F, 0x1193F), (0x11941, 0x11941), (0x11A84, 0x11A89),
-    (0x11D46, 0x11D46), (0x11F02, 0x11F02),
-)  # fmt: skip
+# The characters of Grapheme_Cluster_Break=Prepend (`_PREPEND_RANGES`), which alone keep a
+# space in the cluster before it.
 _PREPEND = re.compile(
     "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in _PREPEND_RANGES) + "]"
 )
@@ -249,7 +246,7 @@ def _suspects_in_dense_text(text: str, pattern: re.Pattern[str]) -> list[tuple[i
     if len(distinct) * _REPEATS_PER_CHUNK > len(pieces) or any(
         _PREPEND.match(piece, len(piece) - 1) for piece in distinct if piece
     ):  # (a Prepend character at the end of the last piece sends the text this way too)
-        return _suspects_in_every_cluster(text, pattern)
+        return _suspects_in_emoji(text, pattern)
     last = len(pieces) - 1
     first = pieces[0]
     found = _suspects_in_every_cluster(first + " " if last else first, pattern)
@@ -263,6 +260,44 @@ def _suspects_in_dense_text(text: str, pattern: re.Pattern[str]) -> list[tuple[i
     if last:  # no space after the last
         opens = len(text) - len(pieces[last]) - 1
         found += _shifted(_suspects_in_every_cluster(" " + pieces[last], pattern), opens)
+    return found
+
+
+# A text dense with suspects that does not repeat is judged at the suspects left unproven by
+# `without_legit_emoji_parts`, when they are at most this many.
+_MAX_UNPROVEN = 256
+
+
+def _suspects_in_emoji(text: str, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
+    """`_suspects_in_every_cluster`, from the clusters of the suspects that C-level passes do
+    not prove legitimate emoji parts (in an emoji text, a few or none): every other suspect
+    is legitimate, or shares its cluster with one of those (`legit_emoji`)."""
+    masked = without_legit_emoji_parts(text)
+    unproven = [left.start() for left in islice(pattern.finditer(masked), _MAX_UNPROVEN + 1)]
+    if len(unproven) <= _MAX_UNPROVEN:
+        found = _suspects_in_clusters_at(text, pattern, unproven)
+        if found is not None:
+            return found
+    return _suspects_in_every_cluster(text, pattern)
+
+
+def _suspects_in_clusters_at(
+    text: str, pattern: re.Pattern[str], indices: list[int]
+) -> list[tuple[int, str]] | None:
+    """The suspects judged not legit in the clusters holding `indices` (ascending); None where
+    no cluster boundary is known within `_MAX_WALK` characters before one."""
+    found: list[tuple[int, str]] = []
+    end = 0
+    for index in indices:
+        if index < end:
+            continue  # in the cluster just judged
+        start = _boundary_before(text, index, end)
+        if index - start > _MAX_WALK:
+            return None
+        cluster = next(c for c in _GRAPHEME.finditer(text, start) if c.end() > index)
+        start, end = cluster.span()
+        key = (text[start - 1 : start], cluster.group(), text[end : end + 1])
+        found.extend((start + offset, kind) for offset, kind in _judge(key, pattern))
     return found
 
 
